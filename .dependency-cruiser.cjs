@@ -1,0 +1,36 @@
+/**
+ * Layering rules (docs/architecture: style guide "Dependency direction").
+ * Run by `npm run layering`, part of `npm test`.
+ */
+module.exports = {
+  forbidden: [
+    { name: "core-imports-nothing", severity: "error", from: { path: "^src/core/" }, to: { path: "^src/(?!core/)" } },
+    { name: "db-only-core", severity: "error", from: { path: "^src/db/" }, to: { path: "^src/(?!core/|db/)" } },
+    { name: "ledger-only-core-db", severity: "error", from: { path: "^src/ledger/" }, to: { path: "^src/(?!core/|db/|ledger/)" } },
+    { name: "adapters-only-core", severity: "error", from: { path: "^src/adapters/" }, to: { path: "^src/(?!core/|adapters/)" } },
+    { name: "refdest-only-core", severity: "error", from: { path: "^src/refdest/" }, to: { path: "^src/(?!core/|refdest/)" } },
+    { name: "engine-layering", severity: "error", from: { path: "^src/engine/" }, to: { path: "^src/(?!core/|db/|ledger/|adapters/|engine/)" } },
+    {
+      name: "identity-never-sees-raw-model-arguments",
+      comment: "I1: the identity code cannot import the module that holds raw model arguments (taint).",
+      severity: "error",
+      from: { path: "^src/core/identity\\.ts$" },
+      to: { path: "^src/core/(taint|contract)" },
+    },
+    {
+      name: "advisory-never-on-authority-path",
+      comment: "I9: nothing on the authority path imports advisory, directly or indirectly.",
+      severity: "error",
+      from: { path: "^src/(core|db|ledger|engine|adapters|refdest|cli|workbench)/" },
+      to: { path: "^src/advisory/", reachable: true },
+    },
+    { name: "top-layers-not-imported", severity: "error", from: { path: "^src/(?!cli/|workbench/|bench/|testing/|index\\.ts)" }, to: { path: "^src/(cli|workbench|bench|testing)/" } },
+    { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".js"] },
+  },
+};

@@ -1,0 +1,91 @@
+/**
+ * adapters/contract — the adapter contract every destination adapter implements (§5.5),
+ * and the shapes it exchanges with the engine. Adapters never retry (I4) and never
+ * raise for transport problems: they return a TransportOutcome. Imports: core.
+ */
+import type { FailureKind, ProbeResult, TransportOutcome } from "../core/state-tables.js";
+
+/** A capability declaration (validated against a JSON Schema at load; see declaration.ts). */
+export interface CapabilityDeclaration {
+  readonly adapter: string;
+  readonly destination: string;
+  readonly api_version: string;
+  readonly tier: "C1" | "C2" | "C3";
+  readonly idempotency: { readonly supported: boolean; readonly window: string | null; readonly replay_semantics: string | null };
+  /** D7: which keys each status query supports. `by` lists the query keys. */
+  readonly queryable: {
+    readonly supported: boolean;
+    readonly by: ReadonlyArray<"destination_ref" | "client_ref" | `stable_id:${string}`>;
+  };
+  readonly client_ref_field: string | null;
+  readonly list_queryable: boolean;
+  /** ISO 8601 durations (PTnHnMnS) or null = unbounded/undeclared. */
+  readonly consistency: { readonly status_settlement_lag: string | null; readonly listing_lag: string | null };
+  readonly citations: readonly string[];
+  readonly evidence_quality: "VF" | "EI";
+  readonly compensation_hook?: string | null;
+  readonly attribution?: { readonly modes: readonly string[]; readonly fields?: readonly string[]; readonly notes?: string };
+}
+
+/** What the engine hands an adapter for one claimed attempt. */
+export interface DispatchOrder {
+  readonly operationId: string;
+  readonly effectType: string;
+  /** The stored parameters, revealed for the adapter only (the sanctioned exit from taint). */
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** = operation_id; stamped where the declaration's client_ref_field says. */
+  readonly clientRef: string;
+  /** = operation_id verbatim. Sent only if the declaration says idempotency is supported. */
+  readonly idempotencyKey: string;
+  readonly stableIds: Readonly<Record<string, string>>;
+}
+
+export interface DispatchResult {
+  readonly transportOutcome: TransportOutcome;
+  /** Required iff FAILED. */
+  readonly failureKind?: FailureKind;
+  readonly destinationRef?: string;
+  readonly responseDigest?: string;
+  readonly evidence: Readonly<Record<string, unknown>>;
+}
+
+/** One status query key: the strongest supported one is chosen by the reconciler (D7). */
+export type QueryKey =
+  | { readonly kind: "client_ref"; readonly value: string }
+  | { readonly kind: "destination_ref"; readonly value: string }
+  | { readonly kind: "stable_id"; readonly name: string; readonly value: string };
+
+export interface StatusResult {
+  /** ABSENT only on an authoritative answer; anything failed or unknown is INDETERMINATE. */
+  readonly result: ProbeResult;
+  readonly nFound: number | null;
+  readonly destinationRefs: readonly string[];
+  readonly responseDigest?: string;
+  readonly evidence: Readonly<Record<string, unknown>>;
+}
+
+export interface ListedEffect {
+  readonly destinationRef: string;
+  readonly effectType: string;
+  readonly clientRef: string | null;
+  readonly createdAt: string;
+  readonly status: string;
+  /** Queryable stable-id projections the destination exposes, if any. */
+  readonly fields?: Readonly<Record<string, string>>;
+}
+
+export interface ListPage {
+  readonly effects: readonly ListedEffect[];
+  readonly nextCursor: string | null;
+}
+
+export interface Adapter {
+  readonly adapterId: string;
+  declare(): CapabilityDeclaration;
+  /** D6: throws a payload_invalid IrrevonError for a bad payload, before any claim is made. */
+  validatePayload(effectType: string, payload: Readonly<Record<string, unknown>>): void;
+  /** Exactly one wire call. Never throws for transport trouble; never retries. */
+  dispatch(order: DispatchOrder, deadlineMs: number): Promise<DispatchResult>;
+  statusQuery(key: QueryKey, deadlineMs: number): Promise<StatusResult>;
+  listEffects(window: { readonly from: string; readonly to: string }, cursor: string | null, deadlineMs: number): Promise<ListPage>;
+}

@@ -1,0 +1,39 @@
+/**
+ * db/db — the Db port: the only surface the ledger, engine and workbench use to reach
+ * Postgres, whether embedded (PGlite) or a server (node-postgres). Imports: core.
+ */
+
+/** The three roles of docs/decisions/0003-roles.md. */
+export const DbRole = { owner: "irrevon_owner", app: "irrevon_app", read: "irrevon_read" } as const;
+export type DbRole = (typeof DbRole)[keyof typeof DbRole];
+
+export interface QueryResult<R> {
+  readonly rows: R[];
+  readonly rowCount: number;
+}
+
+/** Something that runs one parameterised statement ($1, $2, …). */
+export interface Queryable {
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+export interface TransactionOptions {
+  /** `BEGIN READ ONLY` (the workbench and the auditor use this). */
+  readonly readOnly?: boolean;
+}
+
+/**
+ * A database handle acting as one role. Every `query` and every `transaction` runs with
+ * that role's privileges (SET LOCAL ROLE on a shared embedded connection; SET ROLE on a
+ * server connection), so the app can never use the owner's rights by accident.
+ */
+export interface Db extends Queryable {
+  readonly backend: "pglite" | "postgres";
+  readonly role: DbRole;
+  /** Runs `fn` in one transaction; commits if it resolves, rolls back if it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** A handle on the same database acting as another role (shares the connection or pool). */
+  as(role: DbRole): Db;
+  /** Closes the underlying connection or pool (only the handle that opened it). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    globalSetup: ["test/global-setup.ts"],
+    pool: "forks",
+    maxWorkers: 2,
+    reporters: ["default"],
+  },
+});
