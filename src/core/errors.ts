@@ -31,6 +31,7 @@ export const ErrorCode = {
   lease_lost: "lease_lost",
   crash_hooks_forbidden: "crash_hooks_forbidden",
   internal: "internal",
+  destination_unavailable: "destination_unavailable",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -65,15 +66,22 @@ export type ValueKind = "object" | "array" | "string" | "number" | "integer" | "
 
 /** A rejected intent contract: names the JSON path, the limit and the value's kind. */
 export class ContractInvalidError extends IrrevonError {
+  readonly path: string;
+  readonly limit: string;
+  readonly valueKind: ValueKind;
+
   constructor(
     message: string,
-    readonly path: string,
-    readonly limit: string,
-    readonly valueKind: ValueKind,
+    path: string,
+    limit: string,
+    valueKind: ValueKind,
     extra: Readonly<Record<string, unknown>> = {},
   ) {
     super(ErrorCode.contract_invalid, message, { details: { path, limit, value_kind: valueKind, ...extra } });
     this.name = "ContractInvalidError";
+    this.path = path;
+    this.limit = limit;
+    this.valueKind = valueKind;
   }
 }
 

@@ -37,3 +37,29 @@ export interface Db extends Queryable {
   /** Closes the underlying connection or pool (only the handle that opened it). */
   close(): Promise<void>;
 }
+
+/** A transaction that can also run a multi-statement SQL script (used by the migrator only). */
+export interface ScriptQueryable extends Queryable {
+  /** Runs `sql` (several statements, no parameters) with the simple query protocol. */
+  exec(sql: string): Promise<void>;
+}
+
+/**
+ * A handle on the migrating login itself (a superuser or the database owner), without any
+ * SET ROLE. Only the migrator, the CLI's `migrate` and test harnesses hold one; `role` is
+ * nominally `irrevon_owner` because migration DDL runs as that role. `as(role)` returns the
+ * ordinary role handles, sharing this handle's connection or pools.
+ */
+export interface PrivilegedDb extends Db {
+  readonly privileged: true;
+  /** Like `transaction`, but `tx` can also run scripts; nothing sets a role inside it. */
+  scriptTransaction<T>(fn: (tx: ScriptQueryable) => Promise<T>): Promise<T>;
+}
+
+/** Runtime guard for {@link PrivilegedDb}. */
+export function isPrivilegedDb(db: Db): db is PrivilegedDb {
+  return (db as Partial<PrivilegedDb>).privileged === true;
+}
+
+/** Every role a handle can act as, in a fixed order. */
+export const DB_ROLES: readonly DbRole[] = Object.values(DbRole);

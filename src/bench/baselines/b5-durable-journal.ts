@@ -1,0 +1,112 @@
+/**
+ * bench/baselines/b5-durable-journal — baseline B5: a durable-execution runtime in the style
+ * of Temporal/DBOS/Restate, reduced to what matters for a lost response. Each workflow step
+ * is journaled to a file before and after its activity runs; a restart replays the journal
+ * and re-runs every activity that started but never completed, with the SAME stable
+ * workflow operation id, sent as the destination's idempotency key and client reference.
+ *
+ * That is exactly-once for the runtime's own state and at-least-once for the destination:
+ * against a C2 destination, which ignores idempotency keys, the retry after a lost response
+ * creates a second effect. The demo and the benchmark use it as the contrast arm.
+ * Imports: node built-ins only.
+ */
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+
+/** One journal line. `started` is written before the call, `completed` after a response. */
+export type JournalEntry =
+  | { readonly kind: "started"; readonly operationId: string; readonly effectType: string; readonly payload: unknown }
+  | { readonly kind: "completed"; readonly operationId: string; readonly status: number; readonly body: unknown }
+  | { readonly kind: "failed_transport"; readonly operationId: string; readonly reason: string };
+
+/** The outcome of one activity call as the runtime sees it. */
+export type ActivityOutcome =
+  | { readonly kind: "completed"; readonly status: number; readonly body: unknown }
+  | { readonly kind: "response_lost"; readonly reason: string };
+
+export interface B5Options {
+  /** Base URL of the destination's public API (the reference destination). */
+  readonly destinationUrl: string;
+  /** Path of the journal file; it survives a "restart" of the runtime. */
+  readonly journalPath: string;
+  readonly deadlineMs?: number;
+}
+
+/** A durable-journal runtime instance. Construct a new one over the same journal to "restart". */
+export class B5DurableJournalRuntime {
+  readonly #options: B5Options;
+
+  constructor(options: B5Options) {
+    this.#options = options;
+  }
+
+  /** Stable workflow operation id: derived from the workflow id and the step index. */
+  static operationId(workflowId: string, step: number): string {
+    return `wf-${workflowId}-activity-${step}`;
+  }
+
+  /** Reads the journal; a missing journal is an empty history. */
+  journal(): JournalEntry[] {
+    if (!existsSync(this.#options.journalPath)) return [];
+    return readFileSync(this.#options.journalPath, "utf8")
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as JournalEntry);
+  }
+
+  /** Runs one activity: journal `started`, one call, journal the result. */
+  async runActivity(operationId: string, effectType: string, payload: unknown): Promise<ActivityOutcome> {
+    this.#append({ kind: "started", operationId, effectType, payload });
+    return this.#call(operationId, effectType, payload);
+  }
+
+  /**
+   * Recovery after a restart: every activity with a `started` entry and no `completed`
+   * entry is retried with the same operation id. Returns the retried operation ids.
+   */
+  async recover(): Promise<Array<{ operationId: string; outcome: ActivityOutcome }>> {
+    const entries = this.journal();
+    const completed = new Set(entries.filter((e) => e.kind === "completed").map((e) => e.operationId));
+    const retried: Array<{ operationId: string; outcome: ActivityOutcome }> = [];
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      if (entry.kind !== "started" || completed.has(entry.operationId) || seen.has(entry.operationId)) continue;
+      seen.add(entry.operationId);
+      retried.push({ operationId: entry.operationId, outcome: await this.#call(entry.operationId, entry.effectType, entry.payload) });
+    }
+    return retried;
+  }
+
+  async #call(operationId: string, effectType: string, payload: unknown): Promise<ActivityOutcome> {
+    try {
+      const response = await fetch(new URL("/effects", this.#options.destinationUrl), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        // The key is sent; a C2 destination does not honour it.
+        body: JSON.stringify({ effect_type: effectType, payload, client_ref: operationId, idempotency_key: operationId }),
+        signal: AbortSignal.timeout(this.#options.deadlineMs ?? 5_000),
+      });
+      const text = await response.text();
+      let body: unknown = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = { unparseable_body: true };
+      }
+      if (response.status >= 500) {
+        const reason = `http_${response.status}`;
+        this.#append({ kind: "failed_transport", operationId, reason });
+        return { kind: "response_lost", reason };
+      }
+      this.#append({ kind: "completed", operationId, status: response.status, body });
+      return { kind: "completed", status: response.status, body };
+    } catch (error) {
+      const reason = error instanceof Error ? error.name : "unknown";
+      this.#append({ kind: "failed_transport", operationId, reason });
+      return { kind: "response_lost", reason };
+    }
+  }
+
+  #append(entry: JournalEntry): void {
+    appendFileSync(this.#options.journalPath, `${JSON.stringify(entry)}\n`);
+  }
+}

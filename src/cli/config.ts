@@ -1,0 +1,143 @@
+/**
+ * cli/config — `irrevon.toml`: where it is, what it may contain, and how the environment
+ * and flags override it. Unknown keys are errors that name the key (a typo must never be
+ * silently ignored: `databse_url` would otherwise fall back to the embedded ledger).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { z } from "zod";
+import { IrrevonError } from "../core/errors.js";
+
+const AdapterConfig = z.strictObject({
+  kind: z.enum(["refdest"]),
+  tier: z.enum(["C1", "C2", "C3"]).default("C2"),
+  /** Name of the environment variable holding the destination URL (never the URL's secret parts). */
+  url_env: z.string().min(1).default("IRREVON_REFDEST_URL"),
+});
+
+const ConfigSchema = z.strictObject({
+  schema_version: z.literal("1"),
+  ledger: z
+    .strictObject({
+      database_url_env: z.string().min(1).default("DATABASE_URL"),
+      data_dir: z.string().min(1).default(".irrevon/ledger"),
+    })
+    .default({ database_url_env: "DATABASE_URL", data_dir: ".irrevon/ledger" }),
+  worker: z
+    .strictObject({
+      interval_seconds: z.number().positive().max(86_400).default(30),
+      sweep_interval_seconds: z.number().positive().max(86_400).default(300),
+      health_file: z.string().min(1).default(".irrevon/health.json"),
+    })
+    .default({ interval_seconds: 30, sweep_interval_seconds: 300, health_file: ".irrevon/health.json" }),
+  reconcile: z
+    .strictObject({
+      reread_gap_seconds: z.number().min(0).max(86_400).default(60),
+      escalation_budget: z.number().int().min(1).max(1000).default(5),
+    })
+    .default({ reread_gap_seconds: 60, escalation_budget: 5 }),
+  adapters: z.record(z.string().min(1).max(256), AdapterConfig).default({}),
+  demo: z.strictObject({ seed: z.number().int().min(0).max(2 ** 31) }).default({ seed: 42 }),
+});
+
+export type IrrevonConfig = z.infer<typeof ConfigSchema>;
+
+export const DEFAULT_CONFIG_TOML = `# irrevon.toml — written by \`irrevon init\`. Unknown keys are errors.
+schema_version = "1"
+
+[ledger]
+# Embedded PGlite data directory (used when no database URL is given).
+data_dir = ".irrevon/ledger"
+# Name of the environment variable that holds a Postgres server URL (never the URL itself).
+database_url_env = "DATABASE_URL"
+
+[worker]
+interval_seconds = 30
+sweep_interval_seconds = 300
+health_file = ".irrevon/health.json"
+
+[reconcile]
+reread_gap_seconds = 60
+escalation_budget = 5
+
+[adapters.refdest-c2]
+kind = "refdest"
+tier = "C2"
+url_env = "IRREVON_REFDEST_URL"
+
+[demo]
+seed = 42
+`;
+
+export interface LoadedConfig {
+  readonly config: IrrevonConfig;
+  /** The file it came from, or null for built-in defaults. */
+  readonly path: string | null;
+}
+
+/** Finds the nearest irrevon.toml from `startDir` upwards. */
+export function findConfigFile(startDir: string): string | null {
+  let dir = resolve(startDir);
+  for (;;) {
+    const candidate = join(dir, "irrevon.toml");
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** Parses and validates config text; every problem names its key. */
+export function parseConfig(text: string, source: string): IrrevonConfig {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (cause) {
+    throw new IrrevonError("config_invalid", `${source}: not valid TOML (${cause instanceof Error ? cause.message.split("\n")[0] : "parse error"})`, {
+      details: { source },
+      cause,
+    });
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue?.path.join(".") ?? "";
+    const key =
+      issue?.code === "unrecognized_keys" ? [path, ...issue.keys].filter((p) => p.length > 0).join(".") : path;
+    const message =
+      issue?.code === "unrecognized_keys"
+        ? `${source}: unknown key '${key}' (remove it or check its spelling)`
+        : `${source}: '${key}' ${issue?.message ?? "is invalid"}`;
+    throw new IrrevonError("config_invalid", message, { details: { source, key, issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), code: i.code })) } });
+  }
+  return parsed.data;
+}
+
+/** Loads `explicitPath`, else IRREVON_CONFIG, else the nearest irrevon.toml, else defaults. */
+export function loadConfig(explicitPath?: string, cwd: string = process.cwd()): LoadedConfig {
+  const path = explicitPath ?? process.env["IRREVON_CONFIG"] ?? findConfigFile(cwd);
+  if (path === null || path === undefined) return { config: parseConfig('schema_version = "1"', "defaults"), path: null };
+  if (!existsSync(path)) throw new IrrevonError("config_invalid", `config file not found: ${path}`, { details: { path } });
+  return { config: parseConfig(readFileSync(path, "utf8"), path), path };
+}
+
+/**
+ * Where the ledger lives: `--database-url` wins, then the environment variable the config
+ * names (DATABASE_URL by default), then the embedded data directory.
+ */
+export function resolveLedgerLocation(
+  loaded: LoadedConfig,
+  flags: { databaseUrl?: string | undefined; dataDir?: string | undefined },
+): { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string } {
+  const fromEnv = process.env[loaded.config.ledger.database_url_env];
+  const url = flags.databaseUrl ?? (fromEnv !== undefined && fromEnv.length > 0 ? fromEnv : undefined);
+  if (url !== undefined) {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new IrrevonError("usage", "database URL must start with postgres:// or postgresql://", { details: { flag: "--database-url" } });
+    }
+    return { kind: "postgres", url };
+  }
+  const base = loaded.path === null ? process.cwd() : dirname(loaded.path);
+  return { kind: "pglite", dataDir: resolve(base, flags.dataDir ?? process.env["IRREVON_DATA_DIR"] ?? loaded.config.ledger.data_dir) };
+}

@@ -1,0 +1,260 @@
+/**
+ * db/pg-driver — the server backend (node-postgres). One pool per role; every connection of a
+ * role's pool starts in that role through the startup parameter `role` (the server applies it
+ * before the first query, a connection that may not take the role fails to open, and RESET
+ * ROLE returns to it rather than to the login). irrevon_read sessions also default to
+ * read-only transactions. Unreachable servers surface as `storage_unavailable` (retryable).
+ * Imports: core, db.
+ */
+import pg from "pg";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type {
+  Db,
+  DbRole,
+  PrivilegedDb,
+  QueryResult,
+  Queryable,
+  ScriptQueryable,
+  TransactionOptions,
+} from "./db.js";
+import { DbRole as Roles } from "./db.js";
+import { assertRole, isReadOnlyRole, parseInt8 } from "./role-sql.js";
+import { mapDbError } from "./sqlstate.js";
+
+/** Options of {@link openPostgres}. */
+export interface PostgresOptions {
+  /** libpq-style URL, e.g. postgres://user@host:5432/db. */
+  readonly url: string;
+  readonly role: DbRole;
+  /** Connections per role pool (default 5). */
+  readonly poolMax?: number;
+}
+
+/** Timeouts of role sessions: a lock wait that long means contention worth surfacing. */
+export const ROLE_SESSION_DEFAULTS = {
+  statementTimeoutMs: 30_000,
+  lockTimeoutMs: 5_000,
+  idleInTransactionTimeoutMs: 60_000,
+} as const;
+
+const INT8_OID = 20;
+const PRIVILEGED = "privileged" as const;
+type PoolKey = DbRole | typeof PRIVILEGED;
+
+const typeParsers: pg.CustomTypesConfig = {
+  // Ids are bigint; both backends return them as JS numbers (parseInt8 refuses unsafe values).
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID && format !== "binary"
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+interface Cluster {
+  readonly url: string;
+  readonly poolMax: number;
+  readonly pools: Map<PoolKey, pg.Pool>;
+  readonly handles: Map<DbRole, Db>;
+  closed: boolean;
+}
+
+function sessionOptions(key: PoolKey): string | undefined {
+  if (key === PRIVILEGED) return undefined;
+  assertRole(key);
+  const d = ROLE_SESSION_DEFAULTS;
+  const opts = [
+    `-c role=${key}`,
+    `-c statement_timeout=${d.statementTimeoutMs}`,
+    `-c lock_timeout=${d.lockTimeoutMs}`,
+    `-c idle_in_transaction_session_timeout=${d.idleInTransactionTimeoutMs}`,
+  ];
+  if (isReadOnlyRole(key)) opts.push("-c default_transaction_read_only=on");
+  return opts.join(" ");
+}
+
+function poolFor(cluster: Cluster, key: PoolKey): pg.Pool {
+  if (cluster.closed)
+    throw new IrrevonError(ErrorCode.storage_unavailable, "the database handle is closed", {
+      retryable: false,
+    });
+  let pool = cluster.pools.get(key);
+  if (pool === undefined) {
+    const options = sessionOptions(key);
+    pool = new pg.Pool({
+      connectionString: cluster.url,
+      max: cluster.poolMax,
+      connectionTimeoutMillis: 10_000,
+      types: typeParsers,
+      ...(options === undefined ? {} : { options }),
+    });
+    // An idle client that loses its server emits here; the pool discards it. Without a
+    // listener the process would crash on a server restart.
+    pool.on("error", () => undefined);
+    cluster.pools.set(key, pool);
+  }
+  return pool;
+}
+
+function toResult<R>(r: pg.QueryResult): QueryResult<R> {
+  return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
+}
+
+async function runQuery<R>(
+  pool: pg.Pool,
+  sql: string,
+  params?: readonly unknown[],
+): Promise<QueryResult<R>> {
+  try {
+    return toResult<R>(await pool.query(sql, params === undefined ? [] : [...params]));
+  } catch (e) {
+    throw mapDbError(e);
+  }
+}
+
+async function runTransaction<T>(
+  pool: pg.Pool,
+  readOnly: boolean,
+  fn: (tx: ScriptQueryable) => Promise<T>,
+): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    throw mapDbError(e);
+  }
+  let broken: Error | undefined;
+  const tx: ScriptQueryable = {
+    async query<R = Record<string, unknown>>(
+      sql: string,
+      params?: readonly unknown[],
+    ): Promise<QueryResult<R>> {
+      try {
+        return toResult<R>(await client.query(sql, params === undefined ? [] : [...params]));
+      } catch (e) {
+        throw mapDbError(e);
+      }
+    },
+    async exec(sql: string): Promise<void> {
+      try {
+        await client.query(sql);
+      } catch (e) {
+        throw mapDbError(e);
+      }
+    },
+  };
+  try {
+    await client.query(readOnly ? "BEGIN READ ONLY" : "BEGIN");
+    const result = await fn(tx);
+    const commit = await client.query("COMMIT");
+    // COMMIT of a transaction that already failed answers ROLLBACK without an error; PGlite
+    // raises 25P02 there, and so do we, so a swallowed statement error never looks committed.
+    if (commit.command === "ROLLBACK") {
+      throw new IrrevonError(
+        ErrorCode.storage_error,
+        "the transaction had failed and was rolled back",
+        { details: { sqlstate: "25P02" } },
+      );
+    }
+    return result;
+  } catch (e) {
+    try {
+      await client.query("ROLLBACK");
+    } catch (rollbackError) {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    }
+    throw mapDbError(e);
+  } finally {
+    client.release(broken);
+  }
+}
+
+function roleHandle(cluster: Cluster, role: DbRole, root: () => Db): Db {
+  assertRole(role);
+  const readOnlyRole = isReadOnlyRole(role);
+  return {
+    backend: "postgres",
+    role,
+    query: <R = Record<string, unknown>>(sql: string, params?: readonly unknown[]) =>
+      runQuery<R>(poolFor(cluster, role), sql, params),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions) =>
+      runTransaction(poolFor(cluster, role), readOnlyRole || options?.readOnly === true, fn),
+    as: (other: DbRole) => root().as(other),
+    close: () => Promise.resolve(),
+  };
+}
+
+function newCluster(url: string, poolMax: number | undefined): Cluster {
+  return { url, poolMax: poolMax ?? 5, pools: new Map(), handles: new Map(), closed: false };
+}
+
+async function closeCluster(cluster: Cluster): Promise<void> {
+  if (cluster.closed) return;
+  cluster.closed = true;
+  const pools = [...cluster.pools.values()];
+  cluster.pools.clear();
+  await Promise.all(pools.map((p) => p.end()));
+}
+
+async function probe(db: Db, cluster: Cluster): Promise<void> {
+  try {
+    await db.query("SELECT 1");
+  } catch (e) {
+    await closeCluster(cluster);
+    throw e;
+  }
+}
+
+function handleFor(cluster: Cluster, role: DbRole, root: () => Db): Db {
+  let h = cluster.handles.get(role);
+  if (h === undefined) {
+    h = roleHandle(cluster, role, root);
+    cluster.handles.set(role, h);
+  }
+  return h;
+}
+
+/**
+ * Opens a server database acting as `role`; `.as(other)` opens (or reuses) that role's pool.
+ * The URL's login must be allowed to take the roles (a member of them, or a superuser).
+ * `close()` on the returned handle ends every pool it opened.
+ */
+export async function openPostgres(options: PostgresOptions): Promise<Db> {
+  assertRole(options.role);
+  const cluster = newCluster(options.url, options.poolMax);
+  const base = (): Db => opener;
+  const inner = roleHandle(cluster, options.role, base);
+  const opener: Db = {
+    ...inner,
+    as: (other: DbRole) => (other === options.role ? opener : handleFor(cluster, other, base)),
+    close: () => closeCluster(cluster),
+  };
+  cluster.handles.set(options.role, opener);
+  // Fail fast (and typed) when the server is unreachable or the role cannot be taken.
+  await probe(opener, cluster);
+  return opener;
+}
+
+/**
+ * Opens the migrating login's own connection (superuser or database owner) without any role
+ * switch: used by the migrator, `irrevon migrate` and the test harness.
+ */
+export async function openPostgresPrivileged(options: {
+  readonly url: string;
+  readonly poolMax?: number;
+}): Promise<PrivilegedDb> {
+  const cluster = newCluster(options.url, options.poolMax);
+  const root: PrivilegedDb = {
+    backend: "postgres",
+    role: Roles.owner,
+    privileged: true,
+    query: <R = Record<string, unknown>>(sql: string, params?: readonly unknown[]) =>
+      runQuery<R>(poolFor(cluster, PRIVILEGED), sql, params),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>, opts?: TransactionOptions) =>
+      runTransaction(poolFor(cluster, PRIVILEGED), opts?.readOnly === true, fn),
+    scriptTransaction: <T>(fn: (tx: ScriptQueryable) => Promise<T>) =>
+      runTransaction(poolFor(cluster, PRIVILEGED), false, fn),
+    as: (role: DbRole) => handleFor(cluster, role, () => root),
+    close: () => closeCluster(cluster),
+  };
+  await probe(root, cluster);
+  return root;
+}

@@ -1,0 +1,64 @@
+/**
+ * engine/adapter-registry — the configured adapters, each with its validated capability
+ * declaration and digest (computed once at open). Looking up an adapter the engine was not
+ * given is `capability_unsupported`. Imports: core, adapters.
+ */
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type { Adapter, CapabilityDeclaration } from "../adapters/contract.js";
+import { declarationDigest, loadDeclaration, parseIsoDurationSeconds } from "../adapters/declaration.js";
+
+/** One configured adapter. */
+export interface AdapterEntry {
+  readonly adapter: Adapter;
+  readonly declaration: CapabilityDeclaration;
+  readonly declarationDigest: string;
+  /** Declared status_settlement_lag in seconds; null = unbounded (absence goes to a human). */
+  readonly statusLagSeconds: number | null;
+  /** Declared idempotency window in seconds; null when the destination has no keys. */
+  readonly idempotencyWindowSeconds: number | null;
+}
+
+export interface AdapterRegistry {
+  get(adapterId: string): AdapterEntry | undefined;
+  /** Throws capability_unsupported when `adapterId` is not configured. */
+  require(adapterId: string): AdapterEntry;
+  list(): readonly AdapterEntry[];
+}
+
+/** Validates every declaration (invalid ⇒ declaration_invalid) and indexes by adapter id. */
+export function buildAdapterRegistry(adapters: readonly Adapter[]): AdapterRegistry {
+  const byId = new Map<string, AdapterEntry>();
+  for (const adapter of adapters) {
+    const declaration = loadDeclaration(adapter.declare());
+    if (declaration.adapter !== adapter.adapterId) {
+      throw new IrrevonError(ErrorCode.declaration_invalid, "declaration names a different adapter", {
+        details: { adapter_id: adapter.adapterId, declared: declaration.adapter },
+      });
+    }
+    if (byId.has(adapter.adapterId)) {
+      throw new IrrevonError(ErrorCode.config_invalid, "two adapters share one adapter id", { details: { adapter_id: adapter.adapterId } });
+    }
+    const lag = declaration.consistency.status_settlement_lag;
+    const window = declaration.idempotency.supported ? declaration.idempotency.window : null;
+    byId.set(adapter.adapterId, {
+      adapter,
+      declaration,
+      declarationDigest: declarationDigest(declaration),
+      statusLagSeconds: lag === null ? null : parseIsoDurationSeconds(lag),
+      idempotencyWindowSeconds: window === null ? null : parseIsoDurationSeconds(window),
+    });
+  }
+  return {
+    get: (id) => byId.get(id),
+    require(id) {
+      const entry = byId.get(id);
+      if (entry === undefined) {
+        throw new IrrevonError(ErrorCode.capability_unsupported, "no adapter is configured for this adapter_id", {
+          details: { adapter_id: id, configured: [...byId.keys()] },
+        });
+      }
+      return entry;
+    },
+    list: () => [...byId.values()],
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * engine/config — the engine's tunables (D9) with their documented defaults
+ * (docs/engine.md "Tunables"). Every value is validated once at open. Imports: core.
+ */
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+
+/**
+ * A per-effect-type grant that lets recovery re-dispatch a confirmed-LOST effect without a
+ * human (D8). The grant reference is recorded as the authority of the new execution.
+ */
+export interface AutoRedispatchGrant {
+  /** Recorded as `authority_ref` of the re-dispatch (e.g. "policy:ops-2026-07-shipments"). */
+  readonly grantRef: string;
+}
+
+/** Engine tunables. All durations carry their unit in the name. */
+export interface EngineConfig {
+  /** Deadline handed to `adapter.dispatch` (reference: 30 s). */
+  readonly dispatchDeadlineMs: number;
+  /** Deadline handed to `adapter.statusQuery` (reference: 10 s). */
+  readonly probeDeadlineMs: number;
+  /** Gap between the two ABSENT probes that confirm absence (reference: 60 s). */
+  readonly rereadGapSeconds: number;
+  /** First backoff after an INDETERMINATE probe; doubles per consecutive one. */
+  readonly backoffBaseSeconds: number;
+  /** Upper bound of the INDETERMINATE backoff. */
+  readonly backoffMaxSeconds: number;
+  /** Consecutive INDETERMINATE probes after which the execution is escalated to a human. */
+  readonly escalationBudget: number;
+  /** Attempts (primary + replay probes) allowed per execution. */
+  readonly maxAttemptsPerExecution: number;
+  /** Worker lease length; must exceed `dispatchDeadlineMs`. Renewed before every claim that needs it. */
+  readonly leaseTtlMs: number;
+  /** Newest ABSENT evidence accepted for a re-dispatch without a fresh probe (reference: 600 s). */
+  readonly redispatchAbsenceMaxAgeSeconds: number;
+  /** Effect types recovery may re-dispatch after confirmed absence. Default: none. */
+  readonly autoRedispatch: Readonly<Record<string, AutoRedispatchGrant>>;
+}
+
+/** The defaults, as documented in docs/engine.md. */
+export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
+  dispatchDeadlineMs: 30_000,
+  probeDeadlineMs: 10_000,
+  rereadGapSeconds: 60,
+  backoffBaseSeconds: 30,
+  backoffMaxSeconds: 3_600,
+  escalationBudget: 5,
+  maxAttemptsPerExecution: 3,
+  leaseTtlMs: 120_000,
+  redispatchAbsenceMaxAgeSeconds: 600,
+  autoRedispatch: {},
+};
+
+function requireNumber(name: string, value: number, min: number): void {
+  if (!Number.isFinite(value) || value < min) {
+    throw new IrrevonError(ErrorCode.config_invalid, `engine config ${name} must be a number >= ${min}`, {
+      details: { field: name, min, value },
+    });
+  }
+}
+
+/** Merges `partial` over the defaults and validates every field. */
+export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
+  const config: EngineConfig = { ...DEFAULT_ENGINE_CONFIG, ...partial };
+  requireNumber("dispatchDeadlineMs", config.dispatchDeadlineMs, 1);
+  requireNumber("probeDeadlineMs", config.probeDeadlineMs, 1);
+  requireNumber("rereadGapSeconds", config.rereadGapSeconds, 0);
+  requireNumber("backoffBaseSeconds", config.backoffBaseSeconds, 0);
+  requireNumber("backoffMaxSeconds", config.backoffMaxSeconds, config.backoffBaseSeconds);
+  requireNumber("escalationBudget", config.escalationBudget, 1);
+  requireNumber("maxAttemptsPerExecution", config.maxAttemptsPerExecution, 1);
+  // The lease must outlive one full dispatch, or a live call could be taken for abandoned.
+  requireNumber("leaseTtlMs", config.leaseTtlMs, config.dispatchDeadlineMs + 1);
+  requireNumber("redispatchAbsenceMaxAgeSeconds", config.redispatchAbsenceMaxAgeSeconds, 0);
+  for (const [effectType, grant] of Object.entries(config.autoRedispatch)) {
+    if (typeof grant.grantRef !== "string" || grant.grantRef.length === 0 || grant.grantRef.length > 512) {
+      throw new IrrevonError(ErrorCode.config_invalid, "auto-redispatch grant needs a grantRef of 1..512 chars", {
+        details: { field: "autoRedispatch", effect_type: effectType },
+      });
+    }
+  }
+  return config;
+}

@@ -1,0 +1,156 @@
+/**
+ * engine/dispatcher — one dispatch (§5.1): validate the payload with the adapter BEFORE the
+ * claim (D6: a bad payload writes no attempt), claim (T-CLAIM commits before any I/O), call
+ * the adapter exactly once with a deadline, record the receipt and transition in one
+ * transaction. No retries anywhere (I4). Crash seams: gate.post_allow, adapter.pre_call,
+ * adapter.post_call, receipt.pre_commit, receipt.post_commit. Imports: core, db, ledger,
+ * adapters, engine.
+ */
+import type { DispatchOrder } from "../adapters/contract.js";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type { GateCheck, GateVariant, LifecycleState, TransportOutcome } from "../core/state-tables.js";
+import { claimDispatch } from "../ledger/claim-dispatch.js";
+import type { GateCheckResult } from "../ledger/gate-evaluate.js";
+import { readParameters, requireRecord } from "../ledger/read-records.js";
+import { recordOutcome } from "../ledger/record-outcome.js";
+import type { ReceiptRow } from "../ledger/types.js";
+import { callDispatch, type WireOutcome } from "./call-adapter.js";
+import { emit, type EngineContext } from "./context.js";
+
+/** The dispatch went out (once); `lifecycle` is where the execution landed. */
+export interface Dispatched {
+  readonly status: "dispatched";
+  readonly effectId: string;
+  readonly operationId: string;
+  readonly attemptId: number;
+  readonly transportOutcome: TransportOutcome;
+  /** SETTLED_COMMITTED, SETTLED_FAILED or AMBIGUOUS (or the frontier found if the receipt arrived late). */
+  readonly lifecycle: LifecycleState;
+  readonly receiptId: number | null;
+}
+
+/** The gate denied: which check, why, and the persisted decision. */
+export interface Denied {
+  readonly status: "denied";
+  readonly effectId: string;
+  readonly check: GateCheck;
+  readonly cause: string;
+  readonly decisionId: number;
+  readonly checks: readonly GateCheckResult[];
+  readonly evidence: Readonly<Record<string, unknown>>;
+}
+
+/** An earlier dispatch is in flight or unresolved; nothing was sent. Reconcile instead. */
+export interface PendingReconciliation {
+  readonly status: "pending_reconciliation";
+  readonly effectId: string;
+  readonly operationId: string;
+  readonly frontier: "DISPATCHED" | "AMBIGUOUS";
+  readonly lastReceipt: ReceiptRow | null;
+}
+
+/** Another effect in the same (scope, effect_type) slot has an open attempt. Try later. */
+export interface ScopeBusyResult {
+  readonly status: "scope_busy";
+  readonly effectId: string;
+  readonly attemptId: number;
+  readonly blockingEffectId: string;
+}
+
+/** What `dispatch` returns: expected outcomes are values, never exceptions. */
+export type DispatchOutcome = Dispatched | Denied | PendingReconciliation | ScopeBusyResult;
+
+export interface DispatchOptions {
+  /** Gate variant; default follows how the execution was opened. */
+  readonly variant?: GateVariant;
+}
+
+/** Wraps anything an adapter's validator throws as payload_invalid. */
+function validatePayload(ctx: EngineContext, adapterId: string, effectType: string, payload: Record<string, unknown>): void {
+  const { adapter } = ctx.adapters.require(adapterId);
+  try {
+    adapter.validatePayload(effectType, payload);
+  } catch (e) {
+    if (e instanceof IrrevonError && e.code === ErrorCode.payload_invalid) throw e;
+    throw new IrrevonError(ErrorCode.payload_invalid, "the adapter rejected the stored payload", {
+      details: { adapter_id: adapterId, effect_type: effectType },
+      cause: e,
+    });
+  }
+}
+
+/** Dispatches one registered effect. Throws only for bad input and infrastructure. */
+export async function dispatchEffect(ctx: EngineContext, effectId: string, options: DispatchOptions = {}): Promise<DispatchOutcome> {
+  const record = await requireRecord(ctx.db, effectId);
+  const entry = ctx.adapters.require(record.adapterId);
+  const payload = await readParameters(ctx.db, effectId);
+  validatePayload(ctx, record.adapterId, record.effectType, payload); // D6: before any claim
+
+  const deadlineMs = ctx.config.dispatchDeadlineMs;
+  // The lease must outlive the call, or recovery could take a live call for abandoned.
+  const lease = await ctx.lease.ensure(deadlineMs * 2);
+  const claim = await claimDispatch(ctx.db, { effectId, lease, ...(options.variant === undefined ? {} : { variant: options.variant }) });
+  switch (claim.status) {
+    case "denied":
+      emit(ctx, "gate_decision", "info", { effect_id: effectId, outcome: "DENY", check: claim.check, cause: claim.cause, decision_id: claim.decisionId });
+      return { status: "denied", effectId, check: claim.check, cause: claim.cause, decisionId: claim.decisionId, checks: claim.checks, evidence: claim.evidence };
+    case "pending_reconciliation":
+      return { status: "pending_reconciliation", effectId, operationId: claim.operationId, frontier: claim.frontier, lastReceipt: claim.lastReceipt };
+    case "scope_busy":
+      return { status: "scope_busy", effectId, attemptId: claim.attemptId, blockingEffectId: claim.blockingEffectId };
+    case "claimed":
+      break;
+  }
+  emit(ctx, "gate_decision", "info", { effect_id: effectId, outcome: "ALLOW", decision_id: claim.decisionId, attempt_id: claim.attemptId });
+  await ctx.crash.hit("gate.post_allow");
+
+  const order: DispatchOrder = {
+    operationId: claim.operationId,
+    effectType: record.effectType,
+    payload,
+    clientRef: claim.operationId,
+    idempotencyKey: claim.operationId,
+    stableIds: record.stableIds,
+  };
+  await ctx.crash.hit("adapter.pre_call");
+  let wire: WireOutcome;
+  if (ctx.lease.remainingMs() <= deadlineMs) {
+    // The claim committed but too little lease is left to cover the call: do not send. The
+    // attempt is closed as LOST (sent nothing) and reconciliation proves the absence.
+    wire = { transportOutcome: "LOST", evidence: { send_state: "not_sent", engine: "lease_margin_exhausted" } };
+  } else {
+    wire = await callDispatch(entry.adapter, order, deadlineMs);
+  }
+  await ctx.crash.hit("adapter.post_call");
+
+  await ctx.crash.hit("receipt.pre_commit");
+  const outcome = await recordOutcome(ctx.db, {
+    attemptId: claim.attemptId,
+    executionId: claim.executionId,
+    transportOutcome: wire.transportOutcome,
+    ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
+    ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
+    ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
+    evidence: { ...wire.evidence, deadline_ms: deadlineMs },
+    recordedBy: "dispatcher",
+    lease,
+  });
+  await ctx.crash.hit("receipt.post_commit");
+
+  const lifecycle = outcome.status === "recorded" ? outcome.lifecycle : (outcome.frontier ?? "DISPATCHED");
+  emit(ctx, lifecycle === "AMBIGUOUS" ? "ambiguous_parked" : "dispatched", "info", {
+    effect_id: effectId,
+    operation_id: claim.operationId,
+    transport_outcome: wire.transportOutcome,
+    lifecycle,
+  });
+  return {
+    status: "dispatched",
+    effectId,
+    operationId: claim.operationId,
+    attemptId: claim.attemptId,
+    transportOutcome: wire.transportOutcome,
+    lifecycle,
+    receiptId: outcome.status === "recorded" ? outcome.receiptId : null,
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * engine/events — the closed catalog of structured events the engine emits (§8 "Logs").
+ * Decisions never read logs; these exist for operators. The sink is injectable; the
+ * default discards. Imports: nothing.
+ */
+
+export const EngineEventName = {
+  intent_registered: "intent_registered",
+  gate_decision: "gate_decision",
+  dispatched: "dispatched",
+  settled: "settled",
+  ambiguous_parked: "ambiguous_parked",
+  finding_created: "finding_created",
+  finding_resolved: "finding_resolved",
+  escalated: "escalated",
+  recovery_completed: "recovery_completed",
+  attempt_abandoned: "attempt_abandoned",
+  lease_error: "lease_error",
+} as const;
+export type EngineEventName = (typeof EngineEventName)[keyof typeof EngineEventName];
+
+export type EngineEventSeverity = "debug" | "info" | "warn" | "error";
+
+/** Receives engine events. Must not throw. */
+export type EngineEventSink = (event: {
+  readonly event_name: EngineEventName;
+  readonly severity: EngineEventSeverity;
+  readonly ts: string;
+  readonly [field: string]: unknown;
+}) => void;
+
+export const discardEvents: EngineEventSink = () => undefined;
+
+/** A sink writing one JSON line per event to stderr. */
+export const stderrEvents: EngineEventSink = (event) => {
+  process.stderr.write(`${JSON.stringify(event)}\n`);
+};

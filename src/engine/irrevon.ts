@@ -1,0 +1,240 @@
+/**
+ * engine/irrevon — the public entry point: `openIrrevon({ database, adapters })` returns the
+ * handle an agent or program uses to register intents, dispatch them through the commit
+ * gate, reconcile unknown outcomes, recover after a crash, and inspect what the ledger
+ * knows. Imports: core, db, ledger, adapters, engine.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Adapter } from "../adapters/contract.js";
+import { validateIntentContract } from "../core/contract.js";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type { LifecycleState } from "../core/state-tables.js";
+import type { Db } from "../db/db.js";
+import type { AuthorityInput } from "../ledger/append-authority.js";
+import { appendAuthority, checkAuthorityInput } from "../ledger/append-authority.js";
+import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
+import { openRetryExecution, type OpenedExecution } from "../ledger/open-retry-execution.js";
+import { addDenyEntry, cancelBranch, liftDenyEntry, type CancelBranchOptions, type DenyEntryInput } from "../ledger/operator-controls.js";
+import { latestExecution, requireRecord } from "../ledger/read-records.js";
+import { listProbes } from "../ledger/record-probe.js";
+import { beginRedispatch, closeReplacedFindings } from "../ledger/redispatch-resolution.js";
+import { registerIntent, type RegisterResult } from "../ledger/register-intent.js";
+import { listFindings, readFinding } from "../ledger/resolve-finding.js";
+import { settleAmbiguous } from "../ledger/settle-ambiguous.js";
+import { buildAdapterRegistry } from "./adapter-registry.js";
+import { auditSettledEffect, type AuditOutcome } from "./audit-settled.js";
+import { systemClock, type Clock } from "./clock.js";
+import { resolveEngineConfig, type EngineConfig } from "./config.js";
+import { emit, type EngineContext } from "./context.js";
+import { crashPointsFromEnv, type CrashPoints } from "./crash-points.js";
+import { dispatchEffect, type DispatchOptions, type DispatchOutcome } from "./dispatcher.js";
+import { discardEvents, type EngineEventSink } from "./events.js";
+import { startLeaseKeeper } from "./lease-keeper.js";
+import { openLedgerDatabase, type DatabaseOption } from "./open-database.js";
+import { reconcileEffect } from "./reconciler.js";
+import type { ReconcileOutcome } from "./reconcile-types.js";
+import { runRecovery, type RecoveryReport } from "./recovery.js";
+
+/** Options of {@link openIrrevon}. */
+export interface OpenIrrevonOptions {
+  /** A Db handle (used as irrevon_app), a Postgres URL, an embedded data directory, or in-memory. */
+  readonly database: DatabaseOption;
+  /** The destination adapters; each declaration is validated at open (invalid ⇒ declaration_invalid). */
+  readonly adapters: readonly Adapter[];
+  /** Time source for lag, re-read and backoff decisions (default: the wall clock). */
+  readonly clock?: Clock;
+  /** Tunables (D9); unspecified fields take the documented defaults. */
+  readonly config?: Partial<EngineConfig>;
+  /** This process's worker id; must be unique per live process (default: host:pid:random). */
+  readonly workerId?: string;
+  /** Structured event sink (default: discard). */
+  readonly events?: EngineEventSink;
+  /** Crash points (default: from IRREVON_TEST_HOOKS / IRREVON_CRASH_AT / IRREVON_SYNC_AT). */
+  readonly crashPoints?: CrashPoints;
+}
+
+/** The three dimensions of one effect, at a glance. */
+export interface EffectStatus {
+  readonly effectId: string;
+  readonly lifecycle: LifecycleState;
+  readonly operationId: string;
+  readonly step: number;
+  /** Latest finding's classification, or UNRECONCILED. */
+  readonly classification: string;
+  /** Latest finding's resolution status, or null. */
+  readonly resolution: string | null;
+}
+
+/** A human decision about an AMBIGUOUS execution (e.g. on a C3 destination). */
+export interface ManualSettlement {
+  readonly committed: boolean;
+  readonly decidedBy: string;
+  readonly note: string;
+}
+
+/** Operator controls of the commit gate. */
+export interface OperatorControls {
+  /** Adds a deny-list entry; returns its id. */
+  addDenyEntry(input: DenyEntryInput): Promise<number>;
+  /** Lifts a deny-list entry; returns the lift id. */
+  liftDenyEntry(denyId: number): Promise<number>;
+  /** Cancels a branch; returns executions moved to CANCELLED (with `cancelPersisted`). */
+  cancelBranch(branchRef: string, reason: string, options?: CancelBranchOptions): Promise<number[]>;
+  /** Appends a new current authority for an effect; returns its id. */
+  appendAuthority(effectId: string, authority: AuthorityInput): Promise<number>;
+}
+
+/** An open Irrevon engine. */
+export interface Irrevon {
+  readonly workerId: string;
+  /** The ledger handle (irrevon_app). */
+  readonly db: Db;
+  /** Validates and persists an intent contract (INTENDED→PERSISTED) or adjudicates a replay. */
+  register(contract: unknown): Promise<RegisterResult>;
+  /** Runs the commit gate and, if allowed, exactly one wire call. */
+  dispatch(effectId: string, options?: DispatchOptions): Promise<DispatchOutcome>;
+  /** One reconciliation step for an effect (never sleeps). */
+  reconcile(effectId: string): Promise<ReconcileOutcome>;
+  /** Closes abandoned attempts and reconciles every open execution. Call at start. */
+  recover(): Promise<RecoveryReport>;
+  /** Re-asks the destination about a settled effect (DUPLICATE / CONTRADICTED). */
+  audit(effectId: string): Promise<AuditOutcome>;
+  /** The three dimensions of one effect. */
+  status(effectId: string): Promise<EffectStatus>;
+  /** Everything the ledger knows about one effect (`irrevon inspect --json`). */
+  inspect(effectId: string): Promise<EffectInspection>;
+  /** A new execution after a clean FAILED receipt: new step, new key, fresh authority. */
+  retry(effectId: string, authority: AuthorityInput): Promise<OpenedExecution>;
+  /** A human settles an AMBIGUOUS execution (cites the decision). */
+  settleManually(effectId: string, decision: ManualSettlement): Promise<void>;
+  /** A human re-dispatches a LOST effect: fresh authority, fresh ABSENT evidence, new step. */
+  redispatchLost(findingId: number, authority: AuthorityInput, note: string): Promise<DispatchOutcome>;
+  readonly operator: OperatorControls;
+  /** Releases the worker lease and closes what `openIrrevon` opened. */
+  close(): Promise<void>;
+}
+
+function defaultWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Opens the engine: connects (and for embedded ledgers migrates) the database, validates
+ * every adapter declaration, and registers this process's worker lease. Does not run
+ * recovery by itself: call `recover()` before dispatching after a restart.
+ */
+export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon> {
+  const crash = options.crashPoints ?? crashPointsFromEnv();
+  const config = resolveEngineConfig(options.config);
+  const adapters = buildAdapterRegistry(options.adapters);
+  const opened = await openLedgerDatabase(options.database);
+  const events = options.events ?? discardEvents;
+  const workerId = options.workerId ?? defaultWorkerId();
+  let lease;
+  try {
+    lease = await startLeaseKeeper(opened.db, {
+      workerId,
+      ttlMs: config.leaseTtlMs,
+      onError: (e) => events({ event_name: "lease_error", severity: "warn", ts: new Date().toISOString(), error: String(e) }),
+    });
+  } catch (e) {
+    await opened.close();
+    throw e;
+  }
+  const ctx: EngineContext = { db: opened.db, adapters, config, clock: options.clock ?? systemClock, crash, lease, events };
+  const db = opened.db;
+
+  async function afterCommit(effectId: string, lifecycle: LifecycleState): Promise<void> {
+    if (lifecycle === "SETTLED_COMMITTED") await closeReplacedFindings(db, effectId);
+  }
+
+  return {
+    workerId,
+    db,
+    async register(contract) {
+      const intent = validateIntentContract(contract);
+      const entry = adapters.require(intent.adapterId);
+      const result = await registerIntent(db, intent, entry.declarationDigest, { beforeCommit: () => crash.hit("persist.pre_commit") });
+      await crash.hit("persist.post_commit");
+      emit(ctx, "intent_registered", "info", { effect_id: result.effectId, replayed: result.replayed, lifecycle: result.lifecycle });
+      return result;
+    },
+    async dispatch(effectId, dispatchOptions) {
+      const outcome = await dispatchEffect(ctx, effectId, dispatchOptions);
+      if (outcome.status === "dispatched") await afterCommit(effectId, outcome.lifecycle);
+      return outcome;
+    },
+    async reconcile(effectId) {
+      const outcome = await reconcileEffect(ctx, effectId, "online");
+      if (outcome.status === "committed") await afterCommit(effectId, "SETTLED_COMMITTED");
+      return outcome;
+    },
+    recover: () => runRecovery(ctx),
+    audit: (effectId) => auditSettledEffect(ctx, effectId),
+    async status(effectId) {
+      await requireRecord(db, effectId);
+      const latest = await latestExecution(db, effectId);
+      const findings = await listFindings(db, effectId);
+      const last = findings[findings.length - 1];
+      return {
+        effectId,
+        lifecycle: latest?.frontier ?? "INTENDED",
+        operationId: latest?.operationId ?? `${effectId}:0`,
+        step: latest?.step ?? 0,
+        classification: last?.classification ?? "UNRECONCILED",
+        resolution: last?.status ?? null,
+      };
+    },
+    inspect: (effectId) => inspectEffect(db, effectId),
+    retry: (effectId, authority) => openRetryExecution(db, effectId, authority),
+    async settleManually(effectId, decision) {
+      if (typeof decision.decidedBy !== "string" || decision.decidedBy === "" || typeof decision.note !== "string" || decision.note === "") {
+        throw new IrrevonError(ErrorCode.resolution_invalid, "a human settlement names who decided and why", { details: { field: "decidedBy/note" } });
+      }
+      const latest = await latestExecution(db, effectId);
+      if (latest?.frontier !== "AMBIGUOUS") {
+        throw new IrrevonError(ErrorCode.illegal_state, "only an AMBIGUOUS execution can be settled by hand", { details: { effect_id: effectId, frontier: latest?.frontier ?? null } });
+      }
+      await settleAmbiguous(db, {
+        executionId: latest.executionId,
+        to: decision.committed ? "SETTLED_COMMITTED" : "SETTLED_FAILED",
+        cause: decision.committed ? "reconciled_present" : "reconciled_absent",
+        actor: "human",
+        evidence: { human: { decided_by: decision.decidedBy, note: decision.note } },
+      });
+    },
+    async redispatchLost(findingId, authority, note) {
+      const fresh = checkAuthorityInput(authority);
+      const finding = await readFinding(db, findingId);
+      if (finding.classification !== "LOST" || finding.effectId === null) {
+        throw new IrrevonError(ErrorCode.resolution_invalid, "only a LOST finding can be re-dispatched (never a DUPLICATE)", {
+          details: { finding_id: findingId, classification: finding.classification },
+        });
+      }
+      const latest = await latestExecution(db, finding.effectId);
+      const absent = latest === null ? [] : (await listProbes(db, latest.executionId)).filter((p) => p.result === "ABSENT");
+      const newest = absent[absent.length - 1];
+      const ageSeconds = newest === undefined ? Infinity : (ctx.clock.now().getTime() - Date.parse(newest.queriedAt)) / 1000;
+      if (newest === undefined || ageSeconds > config.redispatchAbsenceMaxAgeSeconds) {
+        throw new IrrevonError(ErrorCode.resolution_invalid, "a re-dispatch needs fresh ABSENT evidence; reconcile or audit first", {
+          details: { finding_id: findingId, newest_absent_probe_id: newest?.probeId ?? null, max_age_s: config.redispatchAbsenceMaxAgeSeconds },
+        });
+      }
+      await beginRedispatch(db, { findingId, actor: "human", authority: fresh, evidence: { note, absent_probe_id: newest.probeId } });
+      const outcome = await dispatchEffect(ctx, finding.effectId, { variant: "resolve_redispatch" });
+      if (outcome.status === "dispatched") await afterCommit(finding.effectId, outcome.lifecycle);
+      return outcome;
+    },
+    operator: {
+      addDenyEntry: (input) => addDenyEntry(db, input),
+      liftDenyEntry: (denyId) => liftDenyEntry(db, denyId),
+      cancelBranch: (branchRef, reason, cancelOptions) => cancelBranch(db, branchRef, reason, cancelOptions),
+      appendAuthority: (effectId, authority) => appendAuthority(db, effectId, authority),
+    },
+    async close() {
+      await lease.release();
+      await opened.close();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * engine/lease-keeper — this process's worker lease (D2). Registered at open, renewed
+ * before any claim that needs more lease than is left, and in the background; released at
+ * close. The remaining lease is estimated with the local monotonic clock started BEFORE
+ * each renewal was sent, so the estimate is never longer than the database's own view.
+ * Imports: core, db, ledger.
+ */
+import { performance } from "node:perf_hooks";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type { Db } from "../db/db.js";
+import type { WorkerLease } from "../ledger/types.js";
+import { registerWorker, releaseWorker, renewWorker } from "../ledger/worker-leases.js";
+
+export interface LeaseKeeper {
+  readonly workerId: string;
+  /** The current lease; registers or renews first when less than `minRemainingMs` is left. */
+  ensure(minRemainingMs: number): Promise<WorkerLease>;
+  /** Milliseconds of lease left by the local estimate (0 before registration). */
+  remainingMs(): number;
+  /** Ends the lease (clean shutdown) and stops the heartbeat. */
+  release(): Promise<void>;
+}
+
+export interface LeaseKeeperOptions {
+  readonly workerId: string;
+  readonly ttlMs: number;
+  /** Renew in the background every ttl/3 (default true). */
+  readonly heartbeat?: boolean;
+  readonly onError?: (e: unknown) => void;
+}
+
+/** Registers the worker and returns its keeper. */
+export async function startLeaseKeeper(db: Db, options: LeaseKeeperOptions): Promise<LeaseKeeper> {
+  const { workerId, ttlMs } = options;
+  let lease: WorkerLease | null = null;
+  let localExpiry = 0;
+  let closed = false;
+  let pending: Promise<WorkerLease> | null = null;
+
+  async function register(): Promise<WorkerLease> {
+    const sentAt = performance.now();
+    const granted = await registerWorker(db, workerId, ttlMs);
+    lease = { workerId, fencingToken: granted.fencingToken };
+    localExpiry = sentAt + ttlMs;
+    return lease;
+  }
+
+  async function renew(current: WorkerLease): Promise<WorkerLease> {
+    const sentAt = performance.now();
+    try {
+      await renewWorker(db, current, ttlMs);
+      localExpiry = sentAt + ttlMs;
+      return current;
+    } catch (e) {
+      // A lease that ran out is never revived: register again under a new token. Attempts
+      // claimed under the old token are now recovery's to adjudicate.
+      if (e instanceof IrrevonError && e.code === ErrorCode.lease_lost) return register();
+      throw e;
+    }
+  }
+
+  function refresh(): Promise<WorkerLease> {
+    pending ??= (lease === null ? register() : renew(lease)).finally(() => {
+      pending = null;
+    });
+    return pending;
+  }
+
+  await register();
+  let timer: NodeJS.Timeout | undefined;
+  if (options.heartbeat !== false) {
+    timer = setInterval(() => {
+      if (closed) return;
+      refresh().catch((e: unknown) => options.onError?.(e));
+    }, Math.max(50, Math.floor(ttlMs / 3)));
+    timer.unref();
+  }
+
+  return {
+    workerId,
+    async ensure(minRemainingMs) {
+      if (closed) throw new IrrevonError(ErrorCode.lease_lost, "the engine is closed", { details: { worker_id: workerId } });
+      if (lease !== null && localExpiry - performance.now() > minRemainingMs) return lease;
+      return refresh();
+    },
+    remainingMs: () => Math.max(0, localExpiry - performance.now()),
+    async release() {
+      closed = true;
+      if (timer !== undefined) clearInterval(timer);
+      if (pending !== null) await pending.catch(() => undefined);
+      if (lease !== null) await releaseWorker(db, lease).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * engine/reconciler — leaving AMBIGUOUS by asking the destination (§6, D3, D7). One call
+ * does at most one step and returns at once; every schedule (re-read, lag, backoff) is
+ * stored in the probe's evidence, so a later call — any process — knows what is due and
+ * nothing ever sleeps.
+ *   - settled ⇒ no query. An open attempt with a live owner ⇒ in flight, no query. One
+ *     whose owner's lease is gone ⇒ closed as LOST first (D8).
+ *   - C3 ⇒ park and escalate, never query. C1 inside its idempotency window ⇒ replay probe
+ *     (same key); unresolved or outside the window ⇒ status query.
+ *   - no covering key ⇒ park and escalate.
+ *   - PRESENT ⇒ COMMITTED + CONFIRMED_UNIQUE (n=1) or DUPLICATE (n>1).
+ *   - ABSENT counts only after the declared lag since the claim; the first counted ABSENT
+ *     schedules a re-read (`reread_not_before`); a second ABSENT by the same key once that
+ *     is due ⇒ SETTLED_FAILED + LOST (escalated when no lag is declared).
+ *   - INDETERMINATE ⇒ park with exponential backoff (`next_due_at`); after
+ *     `escalationBudget` in a row ⇒ escalated to a human.
+ * Imports: core, db, ledger, adapters, engine.
+ */
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type { LifecycleState } from "../core/state-tables.js";
+import { listAttempts, latestDestinationRef, latestExecution, findExecution, requireRecord } from "../ledger/read-records.js";
+import { listOpenAttempts } from "../ledger/open-work.js";
+import { listProbes, recordProbe, type ProbeRow } from "../ledger/record-probe.js";
+import { listFindings } from "../ledger/resolve-finding.js";
+import { closeIfAbandoned } from "./abandoned-attempts.js";
+import { callStatusQuery } from "./call-adapter.js";
+import type { EngineContext } from "./context.js";
+import { emit } from "./context.js";
+import { strongestKey, sameKeys, type ChosenKey } from "./reconcile-keys.js";
+import { escalateExecution, LOST_RACE, settleAbsent, settlePresent } from "./reconcile-settle.js";
+import { replayProbe } from "./replay-probe.js";
+import type { ReconcileOutcome, ReconcileStep as Step } from "./reconcile-types.js";
+
+const OPEN: readonly LifecycleState[] = ["DISPATCHED", "AMBIGUOUS"];
+
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function evidenceTime(probe: ProbeRow | undefined, field: string): number | null {
+  const v = probe?.evidence[field];
+  return typeof v === "string" ? Date.parse(v) : null;
+}
+
+async function settledView(ctx: EngineContext, effectId: string): Promise<ReconcileOutcome> {
+  const latest = await latestExecution(ctx.db, effectId);
+  return { status: "settled", effectId, lifecycle: latest?.frontier ?? "INTENDED", findings: await listFindings(ctx.db, effectId) };
+}
+
+function trailingIndeterminate(probes: readonly ProbeRow[]): number {
+  let n = 0;
+  for (let i = probes.length - 1; i >= 0 && probes[i]?.result === "INDETERMINATE"; i -= 1) n += 1;
+  return n;
+}
+
+async function lastClaimMs(step: Step): Promise<number> {
+  const attempts = await listAttempts(step.ctx.db, step.execution.executionId);
+  const last = attempts[attempts.length - 1];
+  return last === undefined ? 0 : Date.parse(last.claimedAt);
+}
+
+/** One status probe and what follows from it. `previous` is the latest earlier probe. */
+async function probeOnce(step: Step, key: ChosenKey, probes: readonly ProbeRow[], pauseAfterProbe: boolean): Promise<ReconcileOutcome> {
+  const { ctx, record, execution, entry } = step;
+  const effectId = record.effectId;
+  const previous = probes[probes.length - 1];
+  const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
+  const nowMs = ctx.clock.now().getTime();
+  const base = {
+    executionId: execution.executionId,
+    adapterId: record.adapterId,
+    declarationDigest: entry.declarationDigest,
+    probeKind: "reconcile_open" as const,
+    queryKeys: [key.stored],
+    result: answer.result,
+    nFound: answer.nFound,
+    destinationRefs: answer.destinationRefs,
+    ...(answer.responseDigest === undefined ? {} : { responseDigest: answer.responseDigest }),
+    queriedAt: iso(nowMs),
+  };
+  const common = { mode: step.mode, key_strength: key.strength, adapter_evidence: answer.evidence };
+
+  if (answer.result === "PRESENT") {
+    const probeId = await recordProbe(ctx.db, { ...base, evidence: common });
+    if (pauseAfterProbe) await ctx.crash.hit("reconcile.pre_settle");
+    const settled = await settlePresent(ctx, {
+      record,
+      executionId: execution.executionId,
+      probeIds: [probeId],
+      nFound: answer.nFound ?? 1,
+      destinationRefs: answer.destinationRefs,
+      actor: step.actor,
+    });
+    if (settled === LOST_RACE) return settledView(ctx, effectId);
+    return { status: "committed", effectId, classification: settled.classification, cause: "reconciled_present", probeIds: [probeId], findingId: settled.findingId };
+  }
+
+  if (answer.result === "INDETERMINATE") {
+    const k = trailingIndeterminate(probes) + 1;
+    const delaySeconds = Math.min(ctx.config.backoffBaseSeconds * 2 ** (k - 1), ctx.config.backoffMaxSeconds);
+    const nextDueAt = iso(nowMs + delaySeconds * 1000);
+    const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, consecutive_indeterminate: k, next_due_at: nextDueAt } });
+    let escalated = false;
+    if (k >= ctx.config.escalationBudget) {
+      escalated = await escalateExecution(ctx, {
+        effectId,
+        executionId: execution.executionId,
+        reason: "indeterminate_budget",
+        evidence: { consecutive_indeterminate: k, probe_id: probeId },
+        actor: step.actor,
+      });
+    }
+    emit(ctx, "ambiguous_parked", "info", { effect_id: effectId, reason: "indeterminate", next_due_at: nextDueAt });
+    return { status: "parked", effectId, reason: "indeterminate", nextDueAt, escalated, probeId };
+  }
+
+  // ABSENT. An early read on a lagging destination proves nothing (§6 confirmed absence).
+  if (entry.statusLagSeconds !== null) {
+    const notBeforeMs = (await lastClaimMs(step)) + entry.statusLagSeconds * 1000;
+    if (nowMs < notBeforeMs) {
+      const notBefore = iso(notBeforeMs);
+      const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, lag_not_elapsed: true, lag_not_before: notBefore } });
+      return { status: "awaiting_lag", effectId, probeId, notBefore };
+    }
+  }
+  const rereadDue = evidenceTime(previous, "reread_not_before");
+  const isSecond =
+    previous !== undefined && previous.result === "ABSENT" && rereadDue !== null && rereadDue <= nowMs && sameKeys(previous.queryKeys, [key.stored]);
+  if (isSecond) {
+    const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, confirms_probe_id: previous.probeId } });
+    const probeIds = [previous.probeId, probeId];
+    const settled = await settleAbsent(ctx, {
+      record,
+      executionId: execution.executionId,
+      probeIds,
+      lagDeclared: entry.statusLagSeconds !== null,
+      actor: step.actor,
+    });
+    if (settled === LOST_RACE) return settledView(ctx, effectId);
+    return { status: "failed", effectId, cause: "reconciled_absent", probeIds, findingId: settled.findingId, escalated: settled.escalated };
+  }
+  const rereadNotBefore = iso(nowMs + ctx.config.rereadGapSeconds * 1000);
+  const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, reread_not_before: rereadNotBefore } });
+  if (pauseAfterProbe) await ctx.crash.hit("reconcile.pre_settle");
+  if (ctx.config.rereadGapSeconds === 0) {
+    // A zero gap is due at once: take the second read now instead of waiting for a cycle.
+    return probeOnce(step, key, await listProbes(ctx.db, execution.executionId, "reconcile_open"), false);
+  }
+  emit(ctx, "ambiguous_parked", "info", { effect_id: effectId, reason: "reread_scheduled", reread_not_before: rereadNotBefore });
+  return { status: "reread_scheduled", effectId, probeId, rereadNotBefore };
+}
+
+async function park(step: Step, reason: "no_covering_key" | "opaque_destination", evidence: Record<string, unknown>): Promise<ReconcileOutcome> {
+  const escalated = await escalateExecution(step.ctx, {
+    effectId: step.record.effectId,
+    executionId: step.execution.executionId,
+    reason,
+    evidence,
+    actor: step.actor,
+  });
+  emit(step.ctx, "ambiguous_parked", "info", { effect_id: step.record.effectId, reason });
+  return { status: "parked", effectId: step.record.effectId, reason, nextDueAt: null, escalated, probeId: null };
+}
+
+/** Reconciles the latest execution of `effectId` by one step (see the file header). */
+export async function reconcileEffect(ctx: EngineContext, effectId: string, mode: "online" | "recovery" = "online"): Promise<ReconcileOutcome> {
+  const record = await requireRecord(ctx.db, effectId);
+  const latest = await latestExecution(ctx.db, effectId);
+  if (latest === null) throw new IrrevonError(ErrorCode.illegal_state, "effect record has no execution", { details: { effect_id: effectId } });
+  if (!OPEN.includes(latest.frontier)) return settledView(ctx, effectId);
+
+  for (const attempt of await listOpenAttempts(ctx.db, latest.executionId)) {
+    const closed = await closeIfAbandoned(ctx, attempt);
+    if (!closed.closed && closed.reason === "owner_live") return { status: "in_flight", effectId, attemptId: attempt.attemptId };
+  }
+  const execution = await findExecution(ctx.db, latest.executionId);
+  if (execution === null || execution.frontier !== "AMBIGUOUS") return settledView(ctx, effectId);
+
+  const entry = ctx.adapters.require(record.adapterId);
+  const step: Step = { ctx, record, execution, entry, actor: mode === "recovery" ? "recovery" : "reconciler", mode };
+  if (entry.declaration.tier === "C3") {
+    // The information was never emitted: no query can prove anything (§1, C3).
+    return park(step, "opaque_destination", { tier: "C3", adapter_id: record.adapterId });
+  }
+
+  const nowMs = ctx.clock.now().getTime();
+  const probes = await listProbes(ctx.db, execution.executionId, "reconcile_open");
+  const last = probes[probes.length - 1];
+  const backoffDue = last?.result === "INDETERMINATE" ? evidenceTime(last, "next_due_at") : null;
+  if (backoffDue !== null && backoffDue > nowMs) {
+    return { status: "parked", effectId, reason: "backoff", nextDueAt: iso(backoffDue), escalated: false, probeId: last?.probeId ?? null };
+  }
+  const lagDue = last?.result === "ABSENT" ? evidenceTime(last, "lag_not_before") : null;
+  if (lagDue !== null && lagDue > nowMs) return { status: "awaiting_lag", effectId, probeId: null, notBefore: iso(lagDue) };
+  const rereadDue = last?.result === "ABSENT" ? evidenceTime(last, "reread_not_before") : null;
+  if (last !== undefined && rereadDue !== null && rereadDue > nowMs) {
+    return { status: "reread_scheduled", effectId, probeId: last.probeId, rereadNotBefore: iso(rereadDue) };
+  }
+
+  const window = entry.idempotencyWindowSeconds;
+  if (window !== null) {
+    const attempts = await listAttempts(ctx.db, execution.executionId);
+    const firstClaimMs = attempts[0] === undefined ? 0 : Date.parse(attempts[0].claimedAt);
+    if (nowMs - firstClaimMs <= window * 1000) {
+      const replay = await replayProbe(step);
+      if (replay !== null) return replay;
+    }
+  }
+
+  const key = strongestKey(entry.declaration, execution.operationId, await latestDestinationRef(ctx.db, execution.executionId), record.stableIds);
+  if (key === null) {
+    return park(step, "no_covering_key", { queryable_by: entry.declaration.queryable.by, client_ref_field: entry.declaration.client_ref_field });
+  }
+  return probeOnce(step, key, probes, true);
+}
+

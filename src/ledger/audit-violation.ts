@@ -1,0 +1,27 @@
+/**
+ * ledger/audit-violation — the auditor's closed set of rules and its finding shape.
+ * Imports: nothing.
+ */
+
+/** The auditor's rules. */
+export const AuditRule = {
+  append_only: "append_only",
+  seed_tables: "seed_tables",
+  state_legality: "state_legality",
+  contiguity: "contiguity",
+  terminality: "terminality",
+  ambiguous_evidence: "ambiguous_evidence",
+  gate: "gate",
+  attempt_key: "attempt_key",
+  classification: "classification",
+  resolution: "resolution",
+} as const;
+export type AuditRule = (typeof AuditRule)[keyof typeof AuditRule];
+export const AUDIT_RULES: readonly AuditRule[] = Object.values(AuditRule);
+
+/** One broken invariant. `subject` names the rows involved. */
+export interface Violation {
+  readonly rule: AuditRule;
+  readonly detail: string;
+  readonly subject?: Readonly<Record<string, unknown>>;
+}

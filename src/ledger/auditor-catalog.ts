@@ -1,0 +1,142 @@
+/**
+ * ledger/auditor-catalog — the auditor's structural rules: the append-only triggers exist,
+ * are enabled and refuse UPDATE, DELETE and TRUNCATE on every fact and seed table; and the
+ * seed tables hold exactly the state-table data of src/core/state-tables.ts. Imports: core, db.
+ */
+import {
+  CLASSIFICATION_ATTACHMENTS,
+  LIFECYCLE_EDGES,
+  RESOLUTION_ACTION_CELLS,
+  RESOLUTION_STATUS_EDGES,
+} from "../core/state-tables.js";
+import type { Queryable } from "../db/db.js";
+import { FACT_TABLES, SEED_TABLES } from "../db/ledger-tables.js";
+import { AuditRule, type Violation } from "./audit-violation.js";
+
+// pg_trigger.tgtype bits (src/include/catalog/pg_trigger.h).
+const TYPE_ROW = 1;
+const TYPE_BEFORE = 2;
+const TYPE_DELETE = 8;
+const TYPE_UPDATE = 16;
+const TYPE_TRUNCATE = 32;
+
+interface TriggerRow {
+  table_name: string;
+  tgtype: number;
+  tgenabled: string;
+  function_name: string;
+}
+
+/**
+ * Reports every fact or seed table — and every other table irrevon_owner owns — not fully
+ * covered by always-enabled irrevon_no_rewrite() triggers.
+ */
+export async function checkAppendOnlyTriggers(tx: Queryable, out: Violation[]): Promise<void> {
+  const { rows } = await tx.query<TriggerRow>(
+    `SELECT c.relname AS table_name, t.tgtype::int AS tgtype, t.tgenabled::text AS tgenabled, p.proname AS function_name
+     FROM pg_catalog.pg_trigger t
+     JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid
+     WHERE n.nspname = 'public' AND NOT t.tgisinternal`,
+  );
+  // Every table irrevon_owner owns is ledger data, including those later migrations add.
+  const owned = await tx.query<{ relname: string }>(
+    `SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND pg_catalog.pg_get_userbyid(c.relowner) = 'irrevon_owner'`,
+  );
+  const tables = new Set<string>([
+    ...FACT_TABLES,
+    ...SEED_TABLES,
+    ...owned.rows.map((r) => r.relname),
+  ]);
+  for (const table of [...tables].sort()) {
+    // 'D' = disabled; 'O', 'A', 'R' fire in some session_replication_role. Only 'A' fires always,
+    // which is how 0008 installs them: anything else is a weakened guard.
+    const guards = rows.filter(
+      (r) =>
+        r.table_name === table && r.function_name === "irrevon_no_rewrite" && r.tgenabled === "A",
+    );
+    const statementBefore = (mask: number) =>
+      guards.some(
+        (g) =>
+          (g.tgtype & TYPE_ROW) === 0 &&
+          (g.tgtype & TYPE_BEFORE) !== 0 &&
+          (g.tgtype & mask) === mask,
+      );
+    const missing: string[] = [];
+    if (!statementBefore(TYPE_UPDATE)) missing.push("UPDATE");
+    if (!statementBefore(TYPE_DELETE)) missing.push("DELETE");
+    if (!statementBefore(TYPE_TRUNCATE)) missing.push("TRUNCATE");
+    if (missing.length > 0) {
+      out.push({
+        rule: AuditRule.append_only,
+        detail: `${table} is not guarded against ${missing.join(", ")}`,
+        subject: { table, missing },
+      });
+    }
+  }
+}
+
+function compareSets(
+  table: string,
+  expected: readonly string[],
+  actual: readonly string[],
+  out: Violation[],
+): void {
+  const want = new Set(expected);
+  const have = new Set(actual);
+  const extra = actual.filter((k) => !want.has(k));
+  const lacking = expected.filter((k) => !have.has(k));
+  if (extra.length > 0 || lacking.length > 0 || actual.length !== expected.length) {
+    out.push({
+      rule: AuditRule.seed_tables,
+      detail: `${table} differs from src/core/state-tables.ts`,
+      subject: { table, extra, missing: lacking },
+    });
+  }
+}
+
+/** Reports seed tables whose rows differ from the TypeScript state tables. */
+export async function checkSeedTables(tx: Queryable, out: Violation[]): Promise<void> {
+  const key = (...parts: (string | null)[]) => JSON.stringify(parts);
+  const lifecycle = await tx.query<{
+    from_state: string | null;
+    to_state: string;
+    cause: string;
+    actor: string;
+  }>("SELECT from_state, to_state, cause, actor FROM lifecycle_edges");
+  compareSets(
+    "lifecycle_edges",
+    LIFECYCLE_EDGES.map((e) => key(e.from, e.to, e.cause, e.actor)),
+    lifecycle.rows.map((r) => key(r.from_state, r.to_state, r.cause, r.actor)),
+    out,
+  );
+  const attach = await tx.query<{ frontier: string; classification: string }>(
+    "SELECT frontier, classification FROM classification_attachments",
+  );
+  compareSets(
+    "classification_attachments",
+    CLASSIFICATION_ATTACHMENTS.map((c) => key(c.frontier, c.classification)),
+    attach.rows.map((r) => key(r.frontier, r.classification)),
+    out,
+  );
+  const actions = await tx.query<{ classification: string; action: string }>(
+    "SELECT classification, action FROM resolution_actions",
+  );
+  compareSets(
+    "resolution_actions",
+    RESOLUTION_ACTION_CELLS.map((c) => key(c.classification, c.action)),
+    actions.rows.map((r) => key(r.classification, r.action)),
+    out,
+  );
+  const edges = await tx.query<{ from_status: string; to_status: string }>(
+    "SELECT from_status, to_status FROM resolution_status_edges",
+  );
+  compareSets(
+    "resolution_status_edges",
+    RESOLUTION_STATUS_EDGES.map((e) => key(e.from, e.to)),
+    edges.rows.map((r) => key(r.from_status, r.to_status)),
+    out,
+  );
+}

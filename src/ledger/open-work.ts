@@ -1,0 +1,95 @@
+/**
+ * ledger/open-work — what recovery and the worker scan: open executions (DISPATCHED or
+ * AMBIGUOUS), open attempts with their owners' lease state, and the recovery-run fact.
+ * Imports: core, db, ledger.
+ */
+import type { Db, Queryable } from "../db/db.js";
+import { isoSql, toId, toIdOrNull } from "./sql-util.js";
+import type { ExecutionFrontier } from "./types.js";
+import type { ExecutionOpener, LifecycleState } from "../core/state-tables.js";
+
+/** Executions whose outcome is not settled, oldest first. */
+export async function listOpenExecutions(q: Queryable, limit = 10_000): Promise<ExecutionFrontier[]> {
+  const { rows } = await q.query<{
+    execution_id: unknown;
+    effect_id: string;
+    step: number;
+    operation_id: string;
+    opened_by: ExecutionOpener;
+    frontier: LifecycleState;
+  }>(
+    `SELECT execution_id, effect_id, step, operation_id, opened_by, frontier FROM execution_frontiers
+      WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS') ORDER BY execution_id LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    executionId: toId(r.execution_id),
+    effectId: r.effect_id,
+    step: Number(r.step),
+    operationId: r.operation_id,
+    openedBy: r.opened_by,
+    frontier: r.frontier,
+  }));
+}
+
+/** An open attempt and whether the lease it was claimed under is still live. */
+export interface OpenAttempt {
+  readonly attemptId: number;
+  readonly executionId: number;
+  readonly effectId: string;
+  readonly kind: string;
+  readonly claimedAt: string;
+  readonly ownerWorkerId: string | null;
+  readonly fencingToken: number | null;
+  /** False for unowned attempts (written outside the engine). */
+  readonly isOwnerLive: boolean;
+}
+
+/** Open attempts, optionally of one execution, oldest first. */
+export async function listOpenAttempts(q: Queryable, executionId?: number): Promise<OpenAttempt[]> {
+  const { rows } = await q.query<{
+    attempt_id: unknown;
+    execution_id: unknown;
+    effect_id: string;
+    kind: string;
+    claimed_at: string;
+    owner_worker_id: string | null;
+    fencing_token: unknown;
+    is_owner_live: boolean;
+  }>(
+    `SELECT o.attempt_id, o.execution_id, o.effect_id, o.kind, ${isoSql("o.claimed_at")} AS claimed_at,
+            a.owner_worker_id, a.fencing_token,
+            (a.owner_worker_id IS NOT NULL AND irrevon_lease_live(a.owner_worker_id, a.fencing_token)) AS is_owner_live
+       FROM open_attempts o JOIN dispatch_attempts a ON a.attempt_id = o.attempt_id
+      WHERE ($1::bigint IS NULL OR o.execution_id = $1)
+      ORDER BY o.attempt_id`,
+    [executionId ?? null],
+  );
+  return rows.map((r) => ({
+    attemptId: toId(r.attempt_id),
+    executionId: toId(r.execution_id),
+    effectId: r.effect_id,
+    kind: r.kind,
+    claimedAt: r.claimed_at,
+    ownerWorkerId: r.owner_worker_id,
+    fencingToken: toIdOrNull(r.fencing_token),
+    isOwnerLive: r.is_owner_live,
+  }));
+}
+
+/** The recovery-run counters (recovery_runs). */
+export interface RecoveryCounts {
+  readonly scanned: number;
+  readonly adjudicated: number;
+  readonly parked: number;
+  readonly queuedRedispatches: number;
+}
+
+/** Appends one recovery run. */
+export async function recordRecoveryRun(db: Db, counts: RecoveryCounts): Promise<number> {
+  const { rows } = await db.query<{ run_id: unknown }>(
+    "INSERT INTO recovery_runs (scanned, adjudicated, parked, queued_redispatches) VALUES ($1, $2, $3, $4) RETURNING run_id",
+    [counts.scanned, counts.adjudicated, counts.parked, counts.queuedRedispatches],
+  );
+  return toId(rows[0]?.run_id);
+}

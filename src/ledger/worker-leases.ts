@@ -1,0 +1,68 @@
+/**
+ * ledger/worker-leases — worker registrations and renewals through the locked lease
+ * functions of sql/migrations/0020 (D2). A fencing token comes from a sequence at each
+ * registration; renewing a lease that is no longer live fails with lease_lost (the worker
+ * must register again, with a new token). Times are the database clock, so every process
+ * agrees on expiry. Imports: core, db, ledger.
+ */
+import type { Db, Queryable } from "../db/db.js";
+import { isoSql, relabelLeaseLost, toId } from "./sql-util.js";
+import type { WorkerLease } from "./types.js";
+
+/** A lease as granted: the token and when it runs out (database clock, ISO). */
+export interface GrantedLease extends WorkerLease {
+  readonly expiresAt: string;
+}
+
+/** Registers `workerId` with a new token; supersedes any earlier lease of the same id. */
+export async function registerWorker(db: Db, workerId: string, ttlMs: number): Promise<GrantedLease> {
+  const { rows } = await db.query<{ fencing_token: unknown; expires_at: string }>(
+    `SELECT fencing_token, ${isoSql("expires_at")} AS expires_at FROM ledger_lease_register($1, $2)`,
+    [workerId, Math.ceil(ttlMs)],
+  );
+  const row = rows[0];
+  return { workerId, fencingToken: toId(row?.fencing_token), expiresAt: row?.expires_at ?? "" };
+}
+
+/** Extends a live lease; throws lease_lost if it is not live any more. */
+export async function renewWorker(db: Db, lease: WorkerLease, ttlMs: number): Promise<GrantedLease> {
+  try {
+    const { rows } = await db.query<{ expires_at: string }>(
+      `SELECT ${isoSql("ledger_lease_renew($1, $2, $3)")} AS expires_at`,
+      [lease.workerId, lease.fencingToken, Math.ceil(ttlMs)],
+    );
+    return { ...lease, expiresAt: rows[0]?.expires_at ?? "" };
+  } catch (e) {
+    throw relabelLeaseLost(e);
+  }
+}
+
+/** Ends a lease now (clean shutdown). */
+export async function releaseWorker(db: Db, lease: WorkerLease): Promise<void> {
+  await db.query("SELECT ledger_lease_release($1, $2)", [lease.workerId, lease.fencingToken]);
+}
+
+/** Why an owner's lease is not live, for recovery evidence. */
+export interface LeaseVerdict {
+  readonly isLive: boolean;
+  /** expired | released | superseded | unknown_worker | live */
+  readonly state: string;
+  readonly expiresAt: string | null;
+  readonly latestToken: number | null;
+}
+
+/** Judges whether `(workerId, token)` still holds a live lease (database clock). */
+export async function leaseVerdict(q: Queryable, workerId: string, token: number): Promise<LeaseVerdict> {
+  const { rows } = await q.query<{ fencing_token: unknown; event: string; expires_at: string; is_past: boolean }>(
+    `SELECT fencing_token, event, ${isoSql("expires_at")} AS expires_at, expires_at <= clock_timestamp() AS is_past
+       FROM worker_leases WHERE worker_id = $1 ORDER BY lease_seq DESC LIMIT 1`,
+    [workerId],
+  );
+  const row = rows[0];
+  if (row === undefined) return { isLive: false, state: "unknown_worker", expiresAt: null, latestToken: null };
+  const latestToken = toId(row.fencing_token);
+  if (latestToken !== token) return { isLive: false, state: "superseded", expiresAt: row.expires_at, latestToken };
+  if (row.event === "release") return { isLive: false, state: "released", expiresAt: row.expires_at, latestToken };
+  if (row.is_past) return { isLive: false, state: "expired", expiresAt: row.expires_at, latestToken };
+  return { isLive: true, state: "live", expiresAt: row.expires_at, latestToken };
+}
