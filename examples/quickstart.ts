@@ -12,7 +12,11 @@ const adapter = new RefdestAdapter({
   declaration: refdestDeclaration("C2"),
   transport: createInProcessTransport(destination),
 });
-const irrevon = await openIrrevon({ database: { memory: true }, adapters: [adapter], config: { rereadGapSeconds: 0 } });
+const irrevon = await openIrrevon({
+  database: { memory: true },
+  adapters: [adapter],
+  config: { rereadGapSeconds: 0 },
+});
 
 const order = {
   schema_version: "1",
@@ -36,13 +40,29 @@ try {
   console.log("dispatch", sent.status, sent.status === "dispatched" ? sent.lifecycle : "");
 
   const reconciled = await irrevon.reconcile(registered.effectId);
-  console.log("reconcile", reconciled.status, reconciled.status === "committed" ? reconciled.classification : "");
+  console.log(
+    "reconcile",
+    reconciled.status,
+    reconciled.status === "committed" ? reconciled.classification : "",
+  );
 
   // The agent retries with re-worded arguments: same business facts, same record.
-  const retry = await irrevon.register({ ...order, parameters: { items: [{ sku: "SKU-118", qty: 2 }], shipping: "standard" } });
-  console.log("re-registered", retry.replayed ? "replayed" : "new", "variant", retry.parameterVariantDigest);
+  const retry = await irrevon.register({
+    ...order,
+    parameters: { items: [{ sku: "SKU-118", qty: 2 }], shipping: "standard" },
+  });
+  console.log(
+    "re-registered",
+    retry.replayed ? "replayed" : "new",
+    "variant",
+    retry.parameterVariantDigest,
+  );
   const again = await irrevon.dispatch(registered.effectId);
-  console.log("dispatch again", again.status, again.status === "denied" ? `${again.check}/${again.cause}` : "");
+  console.log(
+    "dispatch again",
+    again.status,
+    again.status === "denied" ? `${again.check}/${again.cause}` : "",
+  );
   console.log("destination effects", destination.truthDump().effects.length);
 } finally {
   await irrevon.close();

@@ -7,9 +7,22 @@
 
 // Engine
 export { openIrrevon } from "./engine/irrevon.js";
-export type { Irrevon, OpenIrrevonOptions, EffectStatus, ManualSettlement, OperatorControls } from "./engine/irrevon.js";
+export type {
+  Irrevon,
+  OpenIrrevonOptions,
+  EffectStatus,
+  ManualSettlement,
+  OperatorControls,
+} from "./engine/irrevon.js";
 export type { DatabaseOption } from "./engine/open-database.js";
-export type { DispatchOutcome, DispatchOptions, Dispatched, Denied, PendingReconciliation, ScopeBusyResult } from "./engine/dispatcher.js";
+export type {
+  DispatchOutcome,
+  DispatchOptions,
+  Dispatched,
+  Denied,
+  PendingReconciliation,
+  ScopeBusyResult,
+} from "./engine/dispatcher.js";
 export type { ReconcileOutcome, ParkReason } from "./engine/reconcile-types.js";
 export type { RecoveryReport } from "./engine/recovery.js";
 export type { AuditOutcome } from "./engine/audit-settled.js";
@@ -17,7 +30,12 @@ export { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from "./engine/config.js";
 export type { EngineConfig, AutoRedispatchGrant } from "./engine/config.js";
 export { systemClock, manualClock } from "./engine/clock.js";
 export type { Clock, ManualClock } from "./engine/clock.js";
-export { CrashSeam, CRASH_SEAMS, NO_CRASH_POINTS, crashPointsFromEnv } from "./engine/crash-points.js";
+export {
+  CrashSeam,
+  CRASH_SEAMS,
+  NO_CRASH_POINTS,
+  crashPointsFromEnv,
+} from "./engine/crash-points.js";
 export type { CrashPoints } from "./engine/crash-points.js";
 export { EngineEventName, discardEvents, stderrEvents } from "./engine/events.js";
 export type { EngineEventSink, EngineEventSeverity } from "./engine/events.js";
@@ -43,7 +61,11 @@ export type {
   ListedEffect,
   ListPage,
 } from "./adapters/contract.js";
-export { loadDeclaration, declarationDigest, parseIsoDurationSeconds } from "./adapters/declaration.js";
+export {
+  loadDeclaration,
+  declarationDigest,
+  parseIsoDurationSeconds,
+} from "./adapters/declaration.js";
 export { RefdestAdapter } from "./adapters/refdest-adapter.js";
 export type { RefdestAdapterOptions } from "./adapters/refdest-adapter.js";
 export { refdestDeclaration } from "./adapters/declarations/refdest.js";

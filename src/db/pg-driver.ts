@@ -98,15 +98,38 @@ function toResult<R>(r: pg.QueryResult): QueryResult<R> {
   return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length };
 }
 
+/** Whether an error came from the server as a statement error (the connection is still fine). */
+function isStatementError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return (
+    typeof code === "string" &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    !code.startsWith("08") &&
+    !code.startsWith("57P")
+  );
+}
+
 async function runQuery<R>(
   pool: pg.Pool,
   sql: string,
   params?: readonly unknown[],
 ): Promise<QueryResult<R>> {
+  // Not pool.query(): it discards the connection after ANY error, so every expected failure
+  // (a lost DT002 race, a unique-key arbiter) would cost a reconnect.
+  let client: pg.PoolClient;
   try {
-    return toResult<R>(await pool.query(sql, params === undefined ? [] : [...params]));
+    client = await pool.connect();
   } catch (e) {
     throw mapDbError(e);
+  }
+  let broken: Error | undefined;
+  try {
+    return toResult<R>(await client.query(sql, params === undefined ? [] : [...params]));
+  } catch (e) {
+    if (!isStatementError(e)) broken = e instanceof Error ? e : new Error(String(e));
+    throw mapDbError(e);
+  } finally {
+    client.release(broken);
   }
 }
 

@@ -14,10 +14,15 @@ import { sqlStateOf, withSavepoint } from "../ledger/sql-util.js";
 import { emit, type EngineContext } from "./context.js";
 
 /** Result of trying to close one open attempt. */
-export type CloseResult = { readonly closed: true } | { readonly closed: false; readonly reason: "owner_live" | "already_closed" };
+export type CloseResult =
+  | { readonly closed: true }
+  | { readonly closed: false; readonly reason: "owner_live" | "already_closed" };
 
 /** Closes `attempt` if its owner's lease is not live. Safe to race: the receipt is unique. */
-export async function closeIfAbandoned(ctx: EngineContext, attempt: OpenAttempt): Promise<CloseResult> {
+export async function closeIfAbandoned(
+  ctx: EngineContext,
+  attempt: OpenAttempt,
+): Promise<CloseResult> {
   const verdict =
     attempt.ownerWorkerId === null || attempt.fencingToken === null
       ? { isLive: false, state: "unowned", expiresAt: null, latestToken: null }
@@ -45,7 +50,9 @@ export async function closeIfAbandoned(ctx: EngineContext, attempt: OpenAttempt)
   };
   if (attempt.kind === "c1_replay_probe") {
     // A replay probe has no transition of its own: the execution is already AMBIGUOUS.
-    const done = await ctx.db.transaction((tx) => withSavepoint(tx, () => insertReceipt(tx, input)));
+    const done = await ctx.db.transaction((tx) =>
+      withSavepoint(tx, () => insertReceipt(tx, input)),
+    );
     if (!done.ok) {
       if (sqlStateOf(done.error) === "23505") return { closed: false, reason: "already_closed" };
       throw done.error;
@@ -54,6 +61,10 @@ export async function closeIfAbandoned(ctx: EngineContext, attempt: OpenAttempt)
     const outcome = await recordOutcome(ctx.db, input);
     if (outcome.status === "late") return { closed: false, reason: "already_closed" };
   }
-  emit(ctx, "attempt_abandoned", "warn", { effect_id: attempt.effectId, attempt_id: attempt.attemptId, lease_state: verdict.state });
+  emit(ctx, "attempt_abandoned", "warn", {
+    effect_id: attempt.effectId,
+    attempt_id: attempt.attemptId,
+    lease_state: verdict.state,
+  });
   return { closed: true };
 }

@@ -5,7 +5,11 @@
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { Adapter, CapabilityDeclaration } from "../adapters/contract.js";
-import { declarationDigest, loadDeclaration, parseIsoDurationSeconds } from "../adapters/declaration.js";
+import {
+  declarationDigest,
+  loadDeclaration,
+  parseIsoDurationSeconds,
+} from "../adapters/declaration.js";
 
 /** One configured adapter. */
 export interface AdapterEntry {
@@ -31,12 +35,18 @@ export function buildAdapterRegistry(adapters: readonly Adapter[]): AdapterRegis
   for (const adapter of adapters) {
     const declaration = loadDeclaration(adapter.declare());
     if (declaration.adapter !== adapter.adapterId) {
-      throw new IrrevonError(ErrorCode.declaration_invalid, "declaration names a different adapter", {
-        details: { adapter_id: adapter.adapterId, declared: declaration.adapter },
-      });
+      throw new IrrevonError(
+        ErrorCode.declaration_invalid,
+        "declaration names a different adapter",
+        {
+          details: { adapter_id: adapter.adapterId, declared: declaration.adapter },
+        },
+      );
     }
     if (byId.has(adapter.adapterId)) {
-      throw new IrrevonError(ErrorCode.config_invalid, "two adapters share one adapter id", { details: { adapter_id: adapter.adapterId } });
+      throw new IrrevonError(ErrorCode.config_invalid, "two adapters share one adapter id", {
+        details: { adapter_id: adapter.adapterId },
+      });
     }
     const lag = declaration.consistency.status_settlement_lag;
     const window = declaration.idempotency.supported ? declaration.idempotency.window : null;
@@ -53,9 +63,13 @@ export function buildAdapterRegistry(adapters: readonly Adapter[]): AdapterRegis
     require(id) {
       const entry = byId.get(id);
       if (entry === undefined) {
-        throw new IrrevonError(ErrorCode.capability_unsupported, "no adapter is configured for this adapter_id", {
-          details: { adapter_id: id, configured: [...byId.keys()] },
-        });
+        throw new IrrevonError(
+          ErrorCode.capability_unsupported,
+          "no adapter is configured for this adapter_id",
+          {
+            details: { adapter_id: id, configured: [...byId.keys()] },
+          },
+        );
       }
       return entry;
     },

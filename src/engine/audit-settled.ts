@@ -8,7 +8,12 @@
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { attachFinding } from "../ledger/attach-finding.js";
-import { latestDestinationRef, latestExecution, listAttempts, requireRecord } from "../ledger/read-records.js";
+import {
+  latestDestinationRef,
+  latestExecution,
+  listAttempts,
+  requireRecord,
+} from "../ledger/read-records.js";
 import { recordProbe } from "../ledger/record-probe.js";
 import { listFindings } from "../ledger/resolve-finding.js";
 import { callStatusQuery } from "./call-adapter.js";
@@ -17,23 +22,50 @@ import { strongestKey } from "./reconcile-keys.js";
 
 export type AuditOutcome =
   | { readonly status: "consistent"; readonly probeId: number }
-  | { readonly status: "inconclusive"; readonly probeId: number; readonly reason: "indeterminate" | "lag_not_elapsed" | "lag_unbounded" }
-  | { readonly status: "finding"; readonly probeId: number; readonly findingId: number; readonly classification: "DUPLICATE" | "CONTRADICTED"; readonly direction?: string };
+  | {
+      readonly status: "inconclusive";
+      readonly probeId: number;
+      readonly reason: "indeterminate" | "lag_not_elapsed" | "lag_unbounded";
+    }
+  | {
+      readonly status: "finding";
+      readonly probeId: number;
+      readonly findingId: number;
+      readonly classification: "DUPLICATE" | "CONTRADICTED";
+      readonly direction?: string;
+    };
 
 /** Audits the latest execution of a settled effect. */
-export async function auditSettledEffect(ctx: EngineContext, effectId: string): Promise<AuditOutcome> {
+export async function auditSettledEffect(
+  ctx: EngineContext,
+  effectId: string,
+): Promise<AuditOutcome> {
   const record = await requireRecord(ctx.db, effectId);
   const entry = ctx.adapters.require(record.adapterId);
   const execution = await latestExecution(ctx.db, effectId);
-  if (execution === null || (execution.frontier !== "SETTLED_COMMITTED" && execution.frontier !== "SETTLED_FAILED")) {
-    throw new IrrevonError(ErrorCode.illegal_state, "only a settled execution can be audited", { details: { effect_id: effectId, frontier: execution?.frontier ?? null } });
+  if (
+    execution === null ||
+    (execution.frontier !== "SETTLED_COMMITTED" && execution.frontier !== "SETTLED_FAILED")
+  ) {
+    throw new IrrevonError(ErrorCode.illegal_state, "only a settled execution can be audited", {
+      details: { effect_id: effectId, frontier: execution?.frontier ?? null },
+    });
   }
   const key =
     entry.declaration.tier === "C3"
       ? null
-      : strongestKey(entry.declaration, execution.operationId, await latestDestinationRef(ctx.db, execution.executionId), record.stableIds);
+      : strongestKey(
+          entry.declaration,
+          execution.operationId,
+          await latestDestinationRef(ctx.db, execution.executionId),
+          record.stableIds,
+        );
   if (key === null) {
-    throw new IrrevonError(ErrorCode.capability_unsupported, "the destination cannot be queried for this effect", { details: { effect_id: effectId, tier: entry.declaration.tier } });
+    throw new IrrevonError(
+      ErrorCode.capability_unsupported,
+      "the destination cannot be queried for this effect",
+      { details: { effect_id: effectId, tier: entry.declaration.tier } },
+    );
   }
   const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
   const nowMs = ctx.clock.now().getTime();
@@ -50,32 +82,47 @@ export async function auditSettledEffect(ctx: EngineContext, effectId: string): 
     queriedAt: new Date(nowMs).toISOString(),
     evidence: { key_strength: key.strength, adapter_evidence: answer.evidence },
   });
-  if (answer.result === "INDETERMINATE") return { status: "inconclusive", probeId, reason: "indeterminate" };
+  if (answer.result === "INDETERMINATE")
+    return { status: "inconclusive", probeId, reason: "indeterminate" };
 
   const findings = await listFindings(ctx.db, effectId);
   const settleSeq = execution.executionId;
   const base = { execution_id: execution.executionId, probe_ids: [probeId] };
   if (execution.frontier === "SETTLED_COMMITTED") {
     if (answer.result === "PRESENT" && (answer.nFound ?? 1) > 1) {
-      if (findings.some((f) => f.classification === "DUPLICATE")) return { status: "consistent", probeId };
+      if (findings.some((f) => f.classification === "DUPLICATE"))
+        return { status: "consistent", probeId };
       const findingId = await attachFinding(ctx.db, {
         effectId,
         adapterId: record.adapterId,
         destinationRef: answer.destinationRefs[0] ?? null,
         classification: "DUPLICATE",
         excessEffectCount: (answer.nFound ?? 2) - 1,
-        evidence: { ...base, n_found: answer.nFound, destination_refs: answer.destinationRefs, audit: true },
+        evidence: {
+          ...base,
+          n_found: answer.nFound,
+          destination_refs: answer.destinationRefs,
+          audit: true,
+        },
         createdBy: "reconciler",
       });
-      emit(ctx, "finding_created", "warn", { effect_id: effectId, classification: "DUPLICATE", finding_id: findingId });
+      emit(ctx, "finding_created", "warn", {
+        effect_id: effectId,
+        classification: "DUPLICATE",
+        finding_id: findingId,
+      });
       return { status: "finding", probeId, findingId, classification: "DUPLICATE" };
     }
     if (answer.result === "PRESENT") return { status: "consistent", probeId };
     // ABSENT after a commit: only meaningful once the destination's reads have caught up.
-    if (entry.statusLagSeconds === null) return { status: "inconclusive", probeId, reason: "lag_unbounded" };
+    if (entry.statusLagSeconds === null)
+      return { status: "inconclusive", probeId, reason: "lag_unbounded" };
     const attempts = await listAttempts(ctx.db, execution.executionId);
     const lastClaim = attempts[attempts.length - 1];
-    if (lastClaim !== undefined && nowMs - Date.parse(lastClaim.claimedAt) < entry.statusLagSeconds * 1000) {
+    if (
+      lastClaim !== undefined &&
+      nowMs - Date.parse(lastClaim.claimedAt) < entry.statusLagSeconds * 1000
+    ) {
       return { status: "inconclusive", probeId, reason: "lag_not_elapsed" };
     }
     const findingId = await attachFinding(ctx.db, {
@@ -86,8 +133,18 @@ export async function auditSettledEffect(ctx: EngineContext, effectId: string): 
       evidence: { ...base, settle_execution_id: settleSeq, direction: "committed_then_vanished" },
       createdBy: "reconciler",
     });
-    emit(ctx, "finding_created", "warn", { effect_id: effectId, classification: "CONTRADICTED", finding_id: findingId });
-    return { status: "finding", probeId, findingId, classification: "CONTRADICTED", direction: "committed_then_vanished" };
+    emit(ctx, "finding_created", "warn", {
+      effect_id: effectId,
+      classification: "CONTRADICTED",
+      finding_id: findingId,
+    });
+    return {
+      status: "finding",
+      probeId,
+      findingId,
+      classification: "CONTRADICTED",
+      direction: "committed_then_vanished",
+    };
   }
   if (answer.result === "ABSENT") return { status: "consistent", probeId };
   const findingId = await attachFinding(ctx.db, {
@@ -95,9 +152,24 @@ export async function auditSettledEffect(ctx: EngineContext, effectId: string): 
     adapterId: record.adapterId,
     destinationRef: answer.destinationRefs[0] ?? null,
     classification: "CONTRADICTED",
-    evidence: { ...base, n_found: answer.nFound, destination_refs: answer.destinationRefs, direction: "failed_but_present" },
+    evidence: {
+      ...base,
+      n_found: answer.nFound,
+      destination_refs: answer.destinationRefs,
+      direction: "failed_but_present",
+    },
     createdBy: "reconciler",
   });
-  emit(ctx, "finding_created", "warn", { effect_id: effectId, classification: "CONTRADICTED", finding_id: findingId });
-  return { status: "finding", probeId, findingId, classification: "CONTRADICTED", direction: "failed_but_present" };
+  emit(ctx, "finding_created", "warn", {
+    effect_id: effectId,
+    classification: "CONTRADICTED",
+    finding_id: findingId,
+  });
+  return {
+    status: "finding",
+    probeId,
+    findingId,
+    classification: "CONTRADICTED",
+    direction: "failed_but_present",
+  };
 }

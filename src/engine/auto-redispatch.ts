@@ -14,11 +14,21 @@ import { emit, type EngineContext } from "./context.js";
 import { dispatchEffect, type DispatchOutcome } from "./dispatcher.js";
 
 export type AutoRedispatchResult =
-  | { readonly status: "not_granted"; readonly reason: "no_grant" | "lag_unbounded" | "not_open_lost" }
-  | { readonly status: "redispatched"; readonly operationId: string; readonly dispatch: DispatchOutcome };
+  | {
+      readonly status: "not_granted";
+      readonly reason: "no_grant" | "lag_unbounded" | "not_open_lost";
+    }
+  | {
+      readonly status: "redispatched";
+      readonly operationId: string;
+      readonly dispatch: DispatchOutcome;
+    };
 
 /** Re-dispatches the effect of a LOST finding if a policy grant covers its effect type. */
-export async function autoRedispatchLost(ctx: EngineContext, findingId: number): Promise<AutoRedispatchResult> {
+export async function autoRedispatchLost(
+  ctx: EngineContext,
+  findingId: number,
+): Promise<AutoRedispatchResult> {
   const finding = await readFinding(ctx.db, findingId);
   if (finding.classification !== "LOST" || finding.status !== "OPEN" || finding.effectId === null) {
     return { status: "not_granted", reason: "not_open_lost" };
@@ -26,16 +36,29 @@ export async function autoRedispatchLost(ctx: EngineContext, findingId: number):
   const record = await requireRecord(ctx.db, finding.effectId);
   const grant = ctx.config.autoRedispatch[record.effectType];
   if (grant === undefined) return { status: "not_granted", reason: "no_grant" };
-  if (ctx.adapters.require(record.adapterId).statusLagSeconds === null) return { status: "not_granted", reason: "lag_unbounded" };
+  if (ctx.adapters.require(record.adapterId).statusLagSeconds === null)
+    return { status: "not_granted", reason: "lag_unbounded" };
 
   const now = await ctx.db.query<{ now: string }>(`SELECT ${isoSql("now()")} AS now`);
   const opened = await beginRedispatch(ctx.db, {
     findingId,
     actor: "policy_auto",
-    authority: { authorityRef: grant.grantRef, stampedAt: now.rows[0]?.now ?? new Date().toISOString() },
-    evidence: { policy_grant: grant.grantRef, effect_type: record.effectType, absence: finding.evidence },
+    authority: {
+      authorityRef: grant.grantRef,
+      stampedAt: now.rows[0]?.now ?? new Date().toISOString(),
+    },
+    evidence: {
+      policy_grant: grant.grantRef,
+      effect_type: record.effectType,
+      absence: finding.evidence,
+    },
   });
-  emit(ctx, "finding_resolved", "info", { finding_id: findingId, to: "REDISPATCHED", actor: "policy_auto", operation_id: opened.operationId });
+  emit(ctx, "finding_resolved", "info", {
+    finding_id: findingId,
+    to: "REDISPATCHED",
+    actor: "policy_auto",
+    operation_id: opened.operationId,
+  });
   const dispatch = await dispatchEffect(ctx, record.effectId, { variant: "resolve_redispatch" });
   await closeReplacedFindings(ctx.db, record.effectId);
   return { status: "redispatched", operationId: opened.operationId, dispatch };

@@ -53,9 +53,13 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
 
 function requireNumber(name: string, value: number, min: number): void {
   if (!Number.isFinite(value) || value < min) {
-    throw new IrrevonError(ErrorCode.config_invalid, `engine config ${name} must be a number >= ${min}`, {
-      details: { field: name, min, value },
-    });
+    throw new IrrevonError(
+      ErrorCode.config_invalid,
+      `engine config ${name} must be a number >= ${min}`,
+      {
+        details: { field: name, min, value },
+      },
+    );
   }
 }
 
@@ -73,10 +77,18 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("leaseTtlMs", config.leaseTtlMs, config.dispatchDeadlineMs + 1);
   requireNumber("redispatchAbsenceMaxAgeSeconds", config.redispatchAbsenceMaxAgeSeconds, 0);
   for (const [effectType, grant] of Object.entries(config.autoRedispatch)) {
-    if (typeof grant.grantRef !== "string" || grant.grantRef.length === 0 || grant.grantRef.length > 512) {
-      throw new IrrevonError(ErrorCode.config_invalid, "auto-redispatch grant needs a grantRef of 1..512 chars", {
-        details: { field: "autoRedispatch", effect_type: effectType },
-      });
+    if (
+      typeof grant.grantRef !== "string" ||
+      grant.grantRef.length === 0 ||
+      grant.grantRef.length > 512
+    ) {
+      throw new IrrevonError(
+        ErrorCode.config_invalid,
+        "auto-redispatch grant needs a grantRef of 1..512 chars",
+        {
+          details: { field: "autoRedispatch", effect_type: effectType },
+        },
+      );
     }
   }
   return config;

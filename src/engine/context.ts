@@ -22,7 +22,12 @@ export interface EngineContext {
 }
 
 /** Emits one event (never throws). */
-export function emit(ctx: EngineContext, name: EngineEventName, severity: EngineEventSeverity, fields: Record<string, unknown>): void {
+export function emit(
+  ctx: EngineContext,
+  name: EngineEventName,
+  severity: EngineEventSeverity,
+  fields: Record<string, unknown>,
+): void {
   try {
     ctx.events({ ...fields, event_name: name, severity, ts: new Date().toISOString() });
   } catch {

@@ -56,9 +56,13 @@ function parseCrashAt(raw: string | undefined): Map<CrashSeam, number> {
     const [name = "", nth] = part.trim().split(":");
     const n = nth === undefined ? 1 : Number(nth);
     if (!Number.isSafeInteger(n) || n < 1) {
-      throw new IrrevonError(ErrorCode.config_invalid, "IRREVON_CRASH_AT hit count must be a positive integer", {
-        details: { variable: "IRREVON_CRASH_AT", value: part },
-      });
+      throw new IrrevonError(
+        ErrorCode.config_invalid,
+        "IRREVON_CRASH_AT hit count must be a positive integer",
+        {
+          details: { variable: "IRREVON_CRASH_AT", value: part },
+        },
+      );
     }
     out.set(parseSeam(name, "IRREVON_CRASH_AT"), n);
   }
@@ -84,9 +88,13 @@ function sleep(ms: number): Promise<void> {
 export function crashPointsFromEnv(env: NodeJS.ProcessEnv = process.env): CrashPoints {
   if (env["IRREVON_TEST_HOOKS"] !== "1") return NO_CRASH_POINTS;
   if (env["IRREVON_BENCH"] === "1" || env["NODE_ENV"] === "production") {
-    throw new IrrevonError(ErrorCode.crash_hooks_forbidden, "test crash hooks are armed in a benchmark or production process", {
-      details: { bench: env["IRREVON_BENCH"] === "1", node_env: env["NODE_ENV"] ?? null },
-    });
+    throw new IrrevonError(
+      ErrorCode.crash_hooks_forbidden,
+      "test crash hooks are armed in a benchmark or production process",
+      {
+        details: { bench: env["IRREVON_BENCH"] === "1", node_env: env["NODE_ENV"] ?? null },
+      },
+    );
   }
   const crashAt = parseCrashAt(env["IRREVON_CRASH_AT"]);
   const syncAt = parseSyncAt(env["IRREVON_SYNC_AT"]);
@@ -107,7 +115,9 @@ export function crashPointsFromEnv(env: NodeJS.ProcessEnv = process.env): CrashP
       const started = Date.now();
       while (!existsSync(releaseFile)) {
         if (Date.now() - started > SYNC_TIMEOUT_MS) {
-          throw new IrrevonError(ErrorCode.internal, "sync hook was never released", { details: { seam } });
+          throw new IrrevonError(ErrorCode.internal, "sync hook was never released", {
+            details: { seam },
+          });
         }
         await sleep(SYNC_POLL_MS);
       }

@@ -8,7 +8,12 @@
  */
 import type { DispatchOrder } from "../adapters/contract.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
-import type { GateCheck, GateVariant, LifecycleState, TransportOutcome } from "../core/state-tables.js";
+import type {
+  GateCheck,
+  GateVariant,
+  LifecycleState,
+  TransportOutcome,
+} from "../core/state-tables.js";
 import { claimDispatch } from "../ledger/claim-dispatch.js";
 import type { GateCheckResult } from "../ledger/gate-evaluate.js";
 import { readParameters, requireRecord } from "../ledger/read-records.js";
@@ -66,7 +71,12 @@ export interface DispatchOptions {
 }
 
 /** Wraps anything an adapter's validator throws as payload_invalid. */
-function validatePayload(ctx: EngineContext, adapterId: string, effectType: string, payload: Record<string, unknown>): void {
+function validatePayload(
+  ctx: EngineContext,
+  adapterId: string,
+  effectType: string,
+  payload: Record<string, unknown>,
+): void {
   const { adapter } = ctx.adapters.require(adapterId);
   try {
     adapter.validatePayload(effectType, payload);
@@ -80,7 +90,11 @@ function validatePayload(ctx: EngineContext, adapterId: string, effectType: stri
 }
 
 /** Dispatches one registered effect. Throws only for bad input and infrastructure. */
-export async function dispatchEffect(ctx: EngineContext, effectId: string, options: DispatchOptions = {}): Promise<DispatchOutcome> {
+export async function dispatchEffect(
+  ctx: EngineContext,
+  effectId: string,
+  options: DispatchOptions = {},
+): Promise<DispatchOutcome> {
   const record = await requireRecord(ctx.db, effectId);
   const entry = ctx.adapters.require(record.adapterId);
   const payload = await readParameters(ctx.db, effectId);
@@ -89,19 +103,53 @@ export async function dispatchEffect(ctx: EngineContext, effectId: string, optio
   const deadlineMs = ctx.config.dispatchDeadlineMs;
   // The lease must outlive the call, or recovery could take a live call for abandoned.
   const lease = await ctx.lease.ensure(deadlineMs * 2);
-  const claim = await claimDispatch(ctx.db, { effectId, lease, ...(options.variant === undefined ? {} : { variant: options.variant }) });
+  const claim = await claimDispatch(ctx.db, {
+    effectId,
+    lease,
+    ...(options.variant === undefined ? {} : { variant: options.variant }),
+  });
   switch (claim.status) {
     case "denied":
-      emit(ctx, "gate_decision", "info", { effect_id: effectId, outcome: "DENY", check: claim.check, cause: claim.cause, decision_id: claim.decisionId });
-      return { status: "denied", effectId, check: claim.check, cause: claim.cause, decisionId: claim.decisionId, checks: claim.checks, evidence: claim.evidence };
+      emit(ctx, "gate_decision", "info", {
+        effect_id: effectId,
+        outcome: "DENY",
+        check: claim.check,
+        cause: claim.cause,
+        decision_id: claim.decisionId,
+      });
+      return {
+        status: "denied",
+        effectId,
+        check: claim.check,
+        cause: claim.cause,
+        decisionId: claim.decisionId,
+        checks: claim.checks,
+        evidence: claim.evidence,
+      };
     case "pending_reconciliation":
-      return { status: "pending_reconciliation", effectId, operationId: claim.operationId, frontier: claim.frontier, lastReceipt: claim.lastReceipt };
+      return {
+        status: "pending_reconciliation",
+        effectId,
+        operationId: claim.operationId,
+        frontier: claim.frontier,
+        lastReceipt: claim.lastReceipt,
+      };
     case "scope_busy":
-      return { status: "scope_busy", effectId, attemptId: claim.attemptId, blockingEffectId: claim.blockingEffectId };
+      return {
+        status: "scope_busy",
+        effectId,
+        attemptId: claim.attemptId,
+        blockingEffectId: claim.blockingEffectId,
+      };
     case "claimed":
       break;
   }
-  emit(ctx, "gate_decision", "info", { effect_id: effectId, outcome: "ALLOW", decision_id: claim.decisionId, attempt_id: claim.attemptId });
+  emit(ctx, "gate_decision", "info", {
+    effect_id: effectId,
+    outcome: "ALLOW",
+    decision_id: claim.decisionId,
+    attempt_id: claim.attemptId,
+  });
   await ctx.crash.hit("gate.post_allow");
 
   const order: DispatchOrder = {
@@ -117,7 +165,10 @@ export async function dispatchEffect(ctx: EngineContext, effectId: string, optio
   if (ctx.lease.remainingMs() <= deadlineMs) {
     // The claim committed but too little lease is left to cover the call: do not send. The
     // attempt is closed as LOST (sent nothing) and reconciliation proves the absence.
-    wire = { transportOutcome: "LOST", evidence: { send_state: "not_sent", engine: "lease_margin_exhausted" } };
+    wire = {
+      transportOutcome: "LOST",
+      evidence: { send_state: "not_sent", engine: "lease_margin_exhausted" },
+    };
   } else {
     wire = await callDispatch(entry.adapter, order, deadlineMs);
   }
@@ -137,7 +188,8 @@ export async function dispatchEffect(ctx: EngineContext, effectId: string, optio
   });
   await ctx.crash.hit("receipt.post_commit");
 
-  const lifecycle = outcome.status === "recorded" ? outcome.lifecycle : (outcome.frontier ?? "DISPATCHED");
+  const lifecycle =
+    outcome.status === "recorded" ? outcome.lifecycle : (outcome.frontier ?? "DISPATCHED");
   emit(ctx, lifecycle === "AMBIGUOUS" ? "ambiguous_parked" : "dispatched", "info", {
     effect_id: effectId,
     operation_id: claim.operationId,

@@ -15,7 +15,13 @@ import type { AuthorityInput } from "../ledger/append-authority.js";
 import { appendAuthority, checkAuthorityInput } from "../ledger/append-authority.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
 import { openRetryExecution, type OpenedExecution } from "../ledger/open-retry-execution.js";
-import { addDenyEntry, cancelBranch, liftDenyEntry, type CancelBranchOptions, type DenyEntryInput } from "../ledger/operator-controls.js";
+import {
+  addDenyEntry,
+  cancelBranch,
+  liftDenyEntry,
+  type CancelBranchOptions,
+  type DenyEntryInput,
+} from "../ledger/operator-controls.js";
 import { latestExecution, requireRecord } from "../ledger/read-records.js";
 import { listProbes } from "../ledger/record-probe.js";
 import { beginRedispatch, closeReplacedFindings } from "../ledger/redispatch-resolution.js";
@@ -109,7 +115,11 @@ export interface Irrevon {
   /** A human settles an AMBIGUOUS execution (cites the decision). */
   settleManually(effectId: string, decision: ManualSettlement): Promise<void>;
   /** A human re-dispatches a LOST effect: fresh authority, fresh ABSENT evidence, new step. */
-  redispatchLost(findingId: number, authority: AuthorityInput, note: string): Promise<DispatchOutcome>;
+  redispatchLost(
+    findingId: number,
+    authority: AuthorityInput,
+    note: string,
+  ): Promise<DispatchOutcome>;
   readonly operator: OperatorControls;
   /** Releases the worker lease and closes what `openIrrevon` opened. */
   close(): Promise<void>;
@@ -136,13 +146,27 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     lease = await startLeaseKeeper(opened.db, {
       workerId,
       ttlMs: config.leaseTtlMs,
-      onError: (e) => events({ event_name: "lease_error", severity: "warn", ts: new Date().toISOString(), error: String(e) }),
+      onError: (e) =>
+        events({
+          event_name: "lease_error",
+          severity: "warn",
+          ts: new Date().toISOString(),
+          error: String(e),
+        }),
     });
   } catch (e) {
     await opened.close();
     throw e;
   }
-  const ctx: EngineContext = { db: opened.db, adapters, config, clock: options.clock ?? systemClock, crash, lease, events };
+  const ctx: EngineContext = {
+    db: opened.db,
+    adapters,
+    config,
+    clock: options.clock ?? systemClock,
+    crash,
+    lease,
+    events,
+  };
   const db = opened.db;
 
   async function afterCommit(effectId: string, lifecycle: LifecycleState): Promise<void> {
@@ -155,9 +179,15 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     async register(contract) {
       const intent = validateIntentContract(contract);
       const entry = adapters.require(intent.adapterId);
-      const result = await registerIntent(db, intent, entry.declarationDigest, { beforeCommit: () => crash.hit("persist.pre_commit") });
+      const result = await registerIntent(db, intent, entry.declarationDigest, {
+        beforeCommit: () => crash.hit("persist.pre_commit"),
+      });
       await crash.hit("persist.post_commit");
-      emit(ctx, "intent_registered", "info", { effect_id: result.effectId, replayed: result.replayed, lifecycle: result.lifecycle });
+      emit(ctx, "intent_registered", "info", {
+        effect_id: result.effectId,
+        replayed: result.replayed,
+        lifecycle: result.lifecycle,
+      });
       return result;
     },
     async dispatch(effectId, dispatchOptions) {
@@ -189,12 +219,25 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     inspect: (effectId) => inspectEffect(db, effectId),
     retry: (effectId, authority) => openRetryExecution(db, effectId, authority),
     async settleManually(effectId, decision) {
-      if (typeof decision.decidedBy !== "string" || decision.decidedBy === "" || typeof decision.note !== "string" || decision.note === "") {
-        throw new IrrevonError(ErrorCode.resolution_invalid, "a human settlement names who decided and why", { details: { field: "decidedBy/note" } });
+      if (
+        typeof decision.decidedBy !== "string" ||
+        decision.decidedBy === "" ||
+        typeof decision.note !== "string" ||
+        decision.note === ""
+      ) {
+        throw new IrrevonError(
+          ErrorCode.resolution_invalid,
+          "a human settlement names who decided and why",
+          { details: { field: "decidedBy/note" } },
+        );
       }
       const latest = await latestExecution(db, effectId);
       if (latest?.frontier !== "AMBIGUOUS") {
-        throw new IrrevonError(ErrorCode.illegal_state, "only an AMBIGUOUS execution can be settled by hand", { details: { effect_id: effectId, frontier: latest?.frontier ?? null } });
+        throw new IrrevonError(
+          ErrorCode.illegal_state,
+          "only an AMBIGUOUS execution can be settled by hand",
+          { details: { effect_id: effectId, frontier: latest?.frontier ?? null } },
+        );
       }
       await settleAmbiguous(db, {
         executionId: latest.executionId,
@@ -208,28 +251,54 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       const fresh = checkAuthorityInput(authority);
       const finding = await readFinding(db, findingId);
       if (finding.classification !== "LOST" || finding.effectId === null) {
-        throw new IrrevonError(ErrorCode.resolution_invalid, "only a LOST finding can be re-dispatched (never a DUPLICATE)", {
-          details: { finding_id: findingId, classification: finding.classification },
-        });
+        throw new IrrevonError(
+          ErrorCode.resolution_invalid,
+          "only a LOST finding can be re-dispatched (never a DUPLICATE)",
+          {
+            details: { finding_id: findingId, classification: finding.classification },
+          },
+        );
       }
       const latest = await latestExecution(db, finding.effectId);
-      const absent = latest === null ? [] : (await listProbes(db, latest.executionId)).filter((p) => p.result === "ABSENT");
+      const absent =
+        latest === null
+          ? []
+          : (await listProbes(db, latest.executionId)).filter((p) => p.result === "ABSENT");
       const newest = absent[absent.length - 1];
-      const ageSeconds = newest === undefined ? Infinity : (ctx.clock.now().getTime() - Date.parse(newest.queriedAt)) / 1000;
+      const ageSeconds =
+        newest === undefined
+          ? Infinity
+          : (ctx.clock.now().getTime() - Date.parse(newest.queriedAt)) / 1000;
       if (newest === undefined || ageSeconds > config.redispatchAbsenceMaxAgeSeconds) {
-        throw new IrrevonError(ErrorCode.resolution_invalid, "a re-dispatch needs fresh ABSENT evidence; reconcile or audit first", {
-          details: { finding_id: findingId, newest_absent_probe_id: newest?.probeId ?? null, max_age_s: config.redispatchAbsenceMaxAgeSeconds },
-        });
+        throw new IrrevonError(
+          ErrorCode.resolution_invalid,
+          "a re-dispatch needs fresh ABSENT evidence; reconcile or audit first",
+          {
+            details: {
+              finding_id: findingId,
+              newest_absent_probe_id: newest?.probeId ?? null,
+              max_age_s: config.redispatchAbsenceMaxAgeSeconds,
+            },
+          },
+        );
       }
-      await beginRedispatch(db, { findingId, actor: "human", authority: fresh, evidence: { note, absent_probe_id: newest.probeId } });
-      const outcome = await dispatchEffect(ctx, finding.effectId, { variant: "resolve_redispatch" });
+      await beginRedispatch(db, {
+        findingId,
+        actor: "human",
+        authority: fresh,
+        evidence: { note, absent_probe_id: newest.probeId },
+      });
+      const outcome = await dispatchEffect(ctx, finding.effectId, {
+        variant: "resolve_redispatch",
+      });
       if (outcome.status === "dispatched") await afterCommit(finding.effectId, outcome.lifecycle);
       return outcome;
     },
     operator: {
       addDenyEntry: (input) => addDenyEntry(db, input),
       liftDenyEntry: (denyId) => liftDenyEntry(db, denyId),
-      cancelBranch: (branchRef, reason, cancelOptions) => cancelBranch(db, branchRef, reason, cancelOptions),
+      cancelBranch: (branchRef, reason, cancelOptions) =>
+        cancelBranch(db, branchRef, reason, cancelOptions),
       appendAuthority: (effectId, authority) => appendAuthority(db, effectId, authority),
     },
     async close() {

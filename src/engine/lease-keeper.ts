@@ -69,17 +69,23 @@ export async function startLeaseKeeper(db: Db, options: LeaseKeeperOptions): Pro
   await register();
   let timer: NodeJS.Timeout | undefined;
   if (options.heartbeat !== false) {
-    timer = setInterval(() => {
-      if (closed) return;
-      refresh().catch((e: unknown) => options.onError?.(e));
-    }, Math.max(50, Math.floor(ttlMs / 3)));
+    timer = setInterval(
+      () => {
+        if (closed) return;
+        refresh().catch((e: unknown) => options.onError?.(e));
+      },
+      Math.max(50, Math.floor(ttlMs / 3)),
+    );
     timer.unref();
   }
 
   return {
     workerId,
     async ensure(minRemainingMs) {
-      if (closed) throw new IrrevonError(ErrorCode.lease_lost, "the engine is closed", { details: { worker_id: workerId } });
+      if (closed)
+        throw new IrrevonError(ErrorCode.lease_lost, "the engine is closed", {
+          details: { worker_id: workerId },
+        });
       if (lease !== null && localExpiry - performance.now() > minRemainingMs) return lease;
       return refresh();
     },

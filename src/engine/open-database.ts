@@ -13,7 +13,10 @@ import { openPglite } from "../db/pglite-driver.js";
 /** Where the ledger is. */
 export type DatabaseOption =
   | Db
-  | { readonly url: string; /** Apply pending migrations first, as the URL's login (default false). */ readonly migrate?: boolean }
+  | {
+      readonly url: string;
+      /** Apply pending migrations first, as the URL's login (default false). */ readonly migrate?: boolean;
+    }
   | { readonly dataDir: string }
   | { readonly memory: true };
 
@@ -31,7 +34,8 @@ function isDb(option: DatabaseOption): option is Db {
 /** Opens (and, for embedded ledgers, migrates) the database. */
 export async function openLedgerDatabase(option: DatabaseOption): Promise<OpenedDatabase> {
   if (isDb(option)) {
-    const db = option.role === DbRole.app && !isPrivilegedDb(option) ? option : option.as(DbRole.app);
+    const db =
+      option.role === DbRole.app && !isPrivilegedDb(option) ? option : option.as(DbRole.app);
     return { db, close: () => Promise.resolve() };
   }
   if ("url" in option) {

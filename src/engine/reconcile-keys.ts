@@ -27,7 +27,11 @@ export function coveringKeys(
   const by = declaration.queryable.by;
   const keys: ChosenKey[] = [];
   if (declaration.client_ref_field !== null && by.includes("client_ref")) {
-    keys.push({ key: { kind: "client_ref", value: operationId }, strength: "client_ref", stored: { kind: "client_ref", value: operationId } });
+    keys.push({
+      key: { kind: "client_ref", value: operationId },
+      strength: "client_ref",
+      stored: { kind: "client_ref", value: operationId },
+    });
   }
   if (destinationRef !== null && by.includes("destination_ref")) {
     keys.push({
@@ -41,7 +45,11 @@ export function coveringKeys(
     const name = entry.slice("stable_id:".length);
     const value = stableIds[name];
     if (value === undefined) continue;
-    keys.push({ key: { kind: "stable_id", name, value }, strength: "stable_id", stored: { kind: "stable_id", name, value } });
+    keys.push({
+      key: { kind: "stable_id", name, value },
+      strength: "stable_id",
+      stored: { kind: "stable_id", name, value },
+    });
   }
   return keys;
 }
@@ -57,6 +65,9 @@ export function strongestKey(
 }
 
 /** True when two stored key sets name the same keys (both ABSENT reads must use one key). */
-export function sameKeys(a: ReadonlyArray<Readonly<Record<string, string>>>, b: ReadonlyArray<Readonly<Record<string, string>>>): boolean {
+export function sameKeys(
+  a: ReadonlyArray<Readonly<Record<string, string>>>,
+  b: ReadonlyArray<Readonly<Record<string, string>>>,
+): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }

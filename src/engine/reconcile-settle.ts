@@ -29,8 +29,17 @@ async function guardedSettle<T>(fn: () => Promise<T>): Promise<T | typeof LOST_R
 /** PRESENT: SETTLED_COMMITTED citing the probes, plus CONFIRMED_UNIQUE or DUPLICATE. */
 export async function settlePresent(
   ctx: EngineContext,
-  input: { record: StoredRecord; executionId: number; probeIds: number[]; nFound: number; destinationRefs: readonly string[]; actor: SettleActor },
-): Promise<{ findingId: number | null; classification: "CONFIRMED_UNIQUE" | "DUPLICATE" } | typeof LOST_RACE> {
+  input: {
+    record: StoredRecord;
+    executionId: number;
+    probeIds: number[];
+    nFound: number;
+    destinationRefs: readonly string[];
+    actor: SettleActor;
+  },
+): Promise<
+  { findingId: number | null; classification: "CONFIRMED_UNIQUE" | "DUPLICATE" } | typeof LOST_RACE
+> {
   const classification = input.nFound > 1 ? "DUPLICATE" : "CONFIRMED_UNIQUE";
   await ctx.crash.hit("settle.pre_commit");
   const result = await guardedSettle(() =>
@@ -47,24 +56,43 @@ export async function settlePresent(
         classification,
         ...(classification === "DUPLICATE" ? { excessEffectCount: input.nFound - 1 } : {}),
         createdBy: input.actor,
-        evidence: { probe_ids: input.probeIds, n_found: input.nFound, destination_refs: input.destinationRefs },
+        evidence: {
+          probe_ids: input.probeIds,
+          n_found: input.nFound,
+          destination_refs: input.destinationRefs,
+        },
       },
     }),
   );
   if (result === LOST_RACE) return LOST_RACE;
-  emit(ctx, "settled", "info", { effect_id: input.record.effectId, lifecycle: "SETTLED_COMMITTED", classification, probe_ids: input.probeIds });
+  emit(ctx, "settled", "info", {
+    effect_id: input.record.effectId,
+    lifecycle: "SETTLED_COMMITTED",
+    classification,
+    probe_ids: input.probeIds,
+  });
   return { findingId: result.findingId, classification };
 }
 
 /** Two ABSENT reads a gap apart: SETTLED_FAILED + LOST; no declared lag ⇒ LOST goes to a human. */
 export async function settleAbsent(
   ctx: EngineContext,
-  input: { record: StoredRecord; executionId: number; probeIds: number[]; lagDeclared: boolean; actor: SettleActor },
+  input: {
+    record: StoredRecord;
+    executionId: number;
+    probeIds: number[];
+    lagDeclared: boolean;
+    actor: SettleActor;
+  },
 ): Promise<{ findingId: number | null; escalated: boolean } | typeof LOST_RACE> {
   await ctx.crash.hit("settle.pre_commit");
   const escalate = input.lagDeclared
     ? undefined
-    : { reason: "absence_without_declared_lag", auto_redispatch: "refused", probe_ids: input.probeIds };
+    : {
+        reason: "absence_without_declared_lag",
+        auto_redispatch: "refused",
+        probe_ids: input.probeIds,
+      };
   const result = await guardedSettle(() =>
     settleAmbiguous(ctx.db, {
       executionId: input.executionId,
@@ -84,17 +112,39 @@ export async function settleAbsent(
     }),
   );
   if (result === LOST_RACE) return LOST_RACE;
-  emit(ctx, "settled", "info", { effect_id: input.record.effectId, lifecycle: "SETTLED_FAILED", classification: "LOST", probe_ids: input.probeIds });
-  if (escalate !== undefined) emit(ctx, "escalated", "warn", { effect_id: input.record.effectId, reason: escalate.reason });
+  emit(ctx, "settled", "info", {
+    effect_id: input.record.effectId,
+    lifecycle: "SETTLED_FAILED",
+    classification: "LOST",
+    probe_ids: input.probeIds,
+  });
+  if (escalate !== undefined)
+    emit(ctx, "escalated", "warn", { effect_id: input.record.effectId, reason: escalate.reason });
   return { findingId: result.findingId, escalated: escalate !== undefined };
 }
 
 /** Records (once) that a parked execution needs a human. Returns whether it is escalated. */
 export async function escalateExecution(
   ctx: EngineContext,
-  input: { effectId: string; executionId: number; reason: EscalationReason; evidence: Record<string, unknown>; actor: SettleActor },
+  input: {
+    effectId: string;
+    executionId: number;
+    reason: EscalationReason;
+    evidence: Record<string, unknown>;
+    actor: SettleActor;
+  },
 ): Promise<boolean> {
-  const isNew = await recordEscalation(ctx.db, { executionId: input.executionId, reason: input.reason, evidence: input.evidence, recordedBy: input.actor });
-  if (isNew) emit(ctx, "escalated", "warn", { effect_id: input.effectId, execution_id: input.executionId, reason: input.reason });
+  const isNew = await recordEscalation(ctx.db, {
+    executionId: input.executionId,
+    reason: input.reason,
+    evidence: input.evidence,
+    recordedBy: input.actor,
+  });
+  if (isNew)
+    emit(ctx, "escalated", "warn", {
+      effect_id: input.effectId,
+      execution_id: input.executionId,
+      reason: input.reason,
+    });
   return true;
 }

@@ -10,11 +10,22 @@ import type { EngineContext } from "./context.js";
 import type { SettleActor } from "./reconcile-settle.js";
 
 /** Why an execution stays AMBIGUOUS for now. */
-export type ParkReason = "indeterminate" | "backoff" | "no_covering_key" | "opaque_destination" | "scope_busy" | "replay_unresolved";
+export type ParkReason =
+  | "indeterminate"
+  | "backoff"
+  | "no_covering_key"
+  | "opaque_destination"
+  | "scope_busy"
+  | "replay_unresolved";
 
 /** What one reconcile call did. Expected outcomes are values. */
 export type ReconcileOutcome =
-  | { readonly status: "settled"; readonly effectId: string; readonly lifecycle: LifecycleState; readonly findings: readonly FindingState[] }
+  | {
+      readonly status: "settled";
+      readonly effectId: string;
+      readonly lifecycle: LifecycleState;
+      readonly findings: readonly FindingState[];
+    }
   | {
       readonly status: "committed";
       readonly effectId: string;
@@ -32,8 +43,18 @@ export type ReconcileOutcome =
       readonly escalated: boolean;
     }
   | { readonly status: "in_flight"; readonly effectId: string; readonly attemptId: number }
-  | { readonly status: "awaiting_lag"; readonly effectId: string; readonly probeId: number | null; readonly notBefore: string }
-  | { readonly status: "reread_scheduled"; readonly effectId: string; readonly probeId: number; readonly rereadNotBefore: string }
+  | {
+      readonly status: "awaiting_lag";
+      readonly effectId: string;
+      readonly probeId: number | null;
+      readonly notBefore: string;
+    }
+  | {
+      readonly status: "reread_scheduled";
+      readonly effectId: string;
+      readonly probeId: number;
+      readonly rereadNotBefore: string;
+    }
   | {
       readonly status: "parked";
       readonly effectId: string;

@@ -18,7 +18,13 @@
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { LifecycleState } from "../core/state-tables.js";
-import { listAttempts, latestDestinationRef, latestExecution, findExecution, requireRecord } from "../ledger/read-records.js";
+import {
+  listAttempts,
+  latestDestinationRef,
+  latestExecution,
+  findExecution,
+  requireRecord,
+} from "../ledger/read-records.js";
 import { listOpenAttempts } from "../ledger/open-work.js";
 import { listProbes, recordProbe, type ProbeRow } from "../ledger/record-probe.js";
 import { listFindings } from "../ledger/resolve-finding.js";
@@ -33,7 +39,6 @@ import type { ReconcileOutcome, ReconcileStep as Step } from "./reconcile-types.
 
 const OPEN: readonly LifecycleState[] = ["DISPATCHED", "AMBIGUOUS"];
 
-
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
@@ -45,7 +50,12 @@ function evidenceTime(probe: ProbeRow | undefined, field: string): number | null
 
 async function settledView(ctx: EngineContext, effectId: string): Promise<ReconcileOutcome> {
   const latest = await latestExecution(ctx.db, effectId);
-  return { status: "settled", effectId, lifecycle: latest?.frontier ?? "INTENDED", findings: await listFindings(ctx.db, effectId) };
+  return {
+    status: "settled",
+    effectId,
+    lifecycle: latest?.frontier ?? "INTENDED",
+    findings: await listFindings(ctx.db, effectId),
+  };
 }
 
 function trailingIndeterminate(probes: readonly ProbeRow[]): number {
@@ -61,7 +71,12 @@ async function lastClaimMs(step: Step): Promise<number> {
 }
 
 /** One status probe and what follows from it. `previous` is the latest earlier probe. */
-async function probeOnce(step: Step, key: ChosenKey, probes: readonly ProbeRow[], pauseAfterProbe: boolean): Promise<ReconcileOutcome> {
+async function probeOnce(
+  step: Step,
+  key: ChosenKey,
+  probes: readonly ProbeRow[],
+  pauseAfterProbe: boolean,
+): Promise<ReconcileOutcome> {
   const { ctx, record, execution, entry } = step;
   const effectId = record.effectId;
   const previous = probes[probes.length - 1];
@@ -93,14 +108,27 @@ async function probeOnce(step: Step, key: ChosenKey, probes: readonly ProbeRow[]
       actor: step.actor,
     });
     if (settled === LOST_RACE) return settledView(ctx, effectId);
-    return { status: "committed", effectId, classification: settled.classification, cause: "reconciled_present", probeIds: [probeId], findingId: settled.findingId };
+    return {
+      status: "committed",
+      effectId,
+      classification: settled.classification,
+      cause: "reconciled_present",
+      probeIds: [probeId],
+      findingId: settled.findingId,
+    };
   }
 
   if (answer.result === "INDETERMINATE") {
     const k = trailingIndeterminate(probes) + 1;
-    const delaySeconds = Math.min(ctx.config.backoffBaseSeconds * 2 ** (k - 1), ctx.config.backoffMaxSeconds);
+    const delaySeconds = Math.min(
+      ctx.config.backoffBaseSeconds * 2 ** (k - 1),
+      ctx.config.backoffMaxSeconds,
+    );
     const nextDueAt = iso(nowMs + delaySeconds * 1000);
-    const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, consecutive_indeterminate: k, next_due_at: nextDueAt } });
+    const probeId = await recordProbe(ctx.db, {
+      ...base,
+      evidence: { ...common, consecutive_indeterminate: k, next_due_at: nextDueAt },
+    });
     let escalated = false;
     if (k >= ctx.config.escalationBudget) {
       escalated = await escalateExecution(ctx, {
@@ -111,24 +139,38 @@ async function probeOnce(step: Step, key: ChosenKey, probes: readonly ProbeRow[]
         actor: step.actor,
       });
     }
-    emit(ctx, "ambiguous_parked", "info", { effect_id: effectId, reason: "indeterminate", next_due_at: nextDueAt });
+    emit(ctx, "ambiguous_parked", "info", {
+      effect_id: effectId,
+      reason: "indeterminate",
+      next_due_at: nextDueAt,
+    });
     return { status: "parked", effectId, reason: "indeterminate", nextDueAt, escalated, probeId };
   }
 
   // ABSENT. An early read on a lagging destination proves nothing (§6 confirmed absence).
-  if (entry.statusLagSeconds !== null) {
+  if (entry.statusLagSeconds !== null && entry.statusLagSeconds > 0) {
     const notBeforeMs = (await lastClaimMs(step)) + entry.statusLagSeconds * 1000;
     if (nowMs < notBeforeMs) {
       const notBefore = iso(notBeforeMs);
-      const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, lag_not_elapsed: true, lag_not_before: notBefore } });
+      const probeId = await recordProbe(ctx.db, {
+        ...base,
+        evidence: { ...common, lag_not_elapsed: true, lag_not_before: notBefore },
+      });
       return { status: "awaiting_lag", effectId, probeId, notBefore };
     }
   }
   const rereadDue = evidenceTime(previous, "reread_not_before");
   const isSecond =
-    previous !== undefined && previous.result === "ABSENT" && rereadDue !== null && rereadDue <= nowMs && sameKeys(previous.queryKeys, [key.stored]);
+    previous !== undefined &&
+    previous.result === "ABSENT" &&
+    rereadDue !== null &&
+    rereadDue <= nowMs &&
+    sameKeys(previous.queryKeys, [key.stored]);
   if (isSecond) {
-    const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, confirms_probe_id: previous.probeId } });
+    const probeId = await recordProbe(ctx.db, {
+      ...base,
+      evidence: { ...common, confirms_probe_id: previous.probeId },
+    });
     const probeIds = [previous.probeId, probeId];
     const settled = await settleAbsent(ctx, {
       record,
@@ -138,20 +180,43 @@ async function probeOnce(step: Step, key: ChosenKey, probes: readonly ProbeRow[]
       actor: step.actor,
     });
     if (settled === LOST_RACE) return settledView(ctx, effectId);
-    return { status: "failed", effectId, cause: "reconciled_absent", probeIds, findingId: settled.findingId, escalated: settled.escalated };
+    return {
+      status: "failed",
+      effectId,
+      cause: "reconciled_absent",
+      probeIds,
+      findingId: settled.findingId,
+      escalated: settled.escalated,
+    };
   }
   const rereadNotBefore = iso(nowMs + ctx.config.rereadGapSeconds * 1000);
-  const probeId = await recordProbe(ctx.db, { ...base, evidence: { ...common, reread_not_before: rereadNotBefore } });
+  const probeId = await recordProbe(ctx.db, {
+    ...base,
+    evidence: { ...common, reread_not_before: rereadNotBefore },
+  });
   if (pauseAfterProbe) await ctx.crash.hit("reconcile.pre_settle");
   if (ctx.config.rereadGapSeconds === 0) {
     // A zero gap is due at once: take the second read now instead of waiting for a cycle.
-    return probeOnce(step, key, await listProbes(ctx.db, execution.executionId, "reconcile_open"), false);
+    return probeOnce(
+      step,
+      key,
+      await listProbes(ctx.db, execution.executionId, "reconcile_open"),
+      false,
+    );
   }
-  emit(ctx, "ambiguous_parked", "info", { effect_id: effectId, reason: "reread_scheduled", reread_not_before: rereadNotBefore });
+  emit(ctx, "ambiguous_parked", "info", {
+    effect_id: effectId,
+    reason: "reread_scheduled",
+    reread_not_before: rereadNotBefore,
+  });
   return { status: "reread_scheduled", effectId, probeId, rereadNotBefore };
 }
 
-async function park(step: Step, reason: "no_covering_key" | "opaque_destination", evidence: Record<string, unknown>): Promise<ReconcileOutcome> {
+async function park(
+  step: Step,
+  reason: "no_covering_key" | "opaque_destination",
+  evidence: Record<string, unknown>,
+): Promise<ReconcileOutcome> {
   const escalated = await escalateExecution(step.ctx, {
     effectId: step.record.effectId,
     executionId: step.execution.executionId,
@@ -160,25 +225,47 @@ async function park(step: Step, reason: "no_covering_key" | "opaque_destination"
     actor: step.actor,
   });
   emit(step.ctx, "ambiguous_parked", "info", { effect_id: step.record.effectId, reason });
-  return { status: "parked", effectId: step.record.effectId, reason, nextDueAt: null, escalated, probeId: null };
+  return {
+    status: "parked",
+    effectId: step.record.effectId,
+    reason,
+    nextDueAt: null,
+    escalated,
+    probeId: null,
+  };
 }
 
 /** Reconciles the latest execution of `effectId` by one step (see the file header). */
-export async function reconcileEffect(ctx: EngineContext, effectId: string, mode: "online" | "recovery" = "online"): Promise<ReconcileOutcome> {
+export async function reconcileEffect(
+  ctx: EngineContext,
+  effectId: string,
+  mode: "online" | "recovery" = "online",
+): Promise<ReconcileOutcome> {
   const record = await requireRecord(ctx.db, effectId);
   const latest = await latestExecution(ctx.db, effectId);
-  if (latest === null) throw new IrrevonError(ErrorCode.illegal_state, "effect record has no execution", { details: { effect_id: effectId } });
+  if (latest === null)
+    throw new IrrevonError(ErrorCode.illegal_state, "effect record has no execution", {
+      details: { effect_id: effectId },
+    });
   if (!OPEN.includes(latest.frontier)) return settledView(ctx, effectId);
 
   for (const attempt of await listOpenAttempts(ctx.db, latest.executionId)) {
     const closed = await closeIfAbandoned(ctx, attempt);
-    if (!closed.closed && closed.reason === "owner_live") return { status: "in_flight", effectId, attemptId: attempt.attemptId };
+    if (!closed.closed && closed.reason === "owner_live")
+      return { status: "in_flight", effectId, attemptId: attempt.attemptId };
   }
   const execution = await findExecution(ctx.db, latest.executionId);
   if (execution === null || execution.frontier !== "AMBIGUOUS") return settledView(ctx, effectId);
 
   const entry = ctx.adapters.require(record.adapterId);
-  const step: Step = { ctx, record, execution, entry, actor: mode === "recovery" ? "recovery" : "reconciler", mode };
+  const step: Step = {
+    ctx,
+    record,
+    execution,
+    entry,
+    actor: mode === "recovery" ? "recovery" : "reconciler",
+    mode,
+  };
   if (entry.declaration.tier === "C3") {
     // The information was never emitted: no query can prove anything (§1, C3).
     return park(step, "opaque_destination", { tier: "C3", adapter_id: record.adapterId });
@@ -189,13 +276,26 @@ export async function reconcileEffect(ctx: EngineContext, effectId: string, mode
   const last = probes[probes.length - 1];
   const backoffDue = last?.result === "INDETERMINATE" ? evidenceTime(last, "next_due_at") : null;
   if (backoffDue !== null && backoffDue > nowMs) {
-    return { status: "parked", effectId, reason: "backoff", nextDueAt: iso(backoffDue), escalated: false, probeId: last?.probeId ?? null };
+    return {
+      status: "parked",
+      effectId,
+      reason: "backoff",
+      nextDueAt: iso(backoffDue),
+      escalated: false,
+      probeId: last?.probeId ?? null,
+    };
   }
   const lagDue = last?.result === "ABSENT" ? evidenceTime(last, "lag_not_before") : null;
-  if (lagDue !== null && lagDue > nowMs) return { status: "awaiting_lag", effectId, probeId: null, notBefore: iso(lagDue) };
+  if (lagDue !== null && lagDue > nowMs)
+    return { status: "awaiting_lag", effectId, probeId: null, notBefore: iso(lagDue) };
   const rereadDue = last?.result === "ABSENT" ? evidenceTime(last, "reread_not_before") : null;
   if (last !== undefined && rereadDue !== null && rereadDue > nowMs) {
-    return { status: "reread_scheduled", effectId, probeId: last.probeId, rereadNotBefore: iso(rereadDue) };
+    return {
+      status: "reread_scheduled",
+      effectId,
+      probeId: last.probeId,
+      rereadNotBefore: iso(rereadDue),
+    };
   }
 
   const window = entry.idempotencyWindowSeconds;
@@ -208,10 +308,17 @@ export async function reconcileEffect(ctx: EngineContext, effectId: string, mode
     }
   }
 
-  const key = strongestKey(entry.declaration, execution.operationId, await latestDestinationRef(ctx.db, execution.executionId), record.stableIds);
+  const key = strongestKey(
+    entry.declaration,
+    execution.operationId,
+    await latestDestinationRef(ctx.db, execution.executionId),
+    record.stableIds,
+  );
   if (key === null) {
-    return park(step, "no_covering_key", { queryable_by: entry.declaration.queryable.by, client_ref_field: entry.declaration.client_ref_field });
+    return park(step, "no_covering_key", {
+      queryable_by: entry.declaration.queryable.by,
+      client_ref_field: entry.declaration.client_ref_field,
+    });
   }
   return probeOnce(step, key, probes, true);
 }
-

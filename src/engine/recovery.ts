@@ -80,8 +80,29 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     if (result.status === "redispatched") redispatched += 1;
   }
 
-  const runId = await recordRecoveryRun(ctx.db, { scanned: seen.size, adjudicated, parked, queuedRedispatches: redispatched });
-  const report = { scanned: seen.size, adjudicated, parked, inFlight, closedAttempts, redispatched, runId, outcomes };
-  emit(ctx, "recovery_completed", "info", { scanned: seen.size, adjudicated, parked, in_flight: inFlight, closed_attempts: closedAttempts, redispatched });
+  const runId = await recordRecoveryRun(ctx.db, {
+    scanned: seen.size,
+    adjudicated,
+    parked,
+    queuedRedispatches: redispatched,
+  });
+  const report = {
+    scanned: seen.size,
+    adjudicated,
+    parked,
+    inFlight,
+    closedAttempts,
+    redispatched,
+    runId,
+    outcomes,
+  };
+  emit(ctx, "recovery_completed", "info", {
+    scanned: seen.size,
+    adjudicated,
+    parked,
+    in_flight: inFlight,
+    closed_attempts: closedAttempts,
+    redispatched,
+  });
   return report;
 }

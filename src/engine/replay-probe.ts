@@ -21,12 +21,23 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
   const effectId = record.effectId;
   const deadlineMs = ctx.config.probeDeadlineMs;
   const lease = await ctx.lease.ensure(deadlineMs * 2);
-  const claim = await claimReplayProbe(ctx.db, { executionId: execution.executionId, lease, maxAttempts: ctx.config.maxAttemptsPerExecution });
+  const claim = await claimReplayProbe(ctx.db, {
+    executionId: execution.executionId,
+    lease,
+    maxAttempts: ctx.config.maxAttemptsPerExecution,
+  });
   switch (claim.status) {
     case "not_ambiguous":
       return null;
     case "scope_busy":
-      return { status: "parked", effectId, reason: "scope_busy", nextDueAt: null, escalated: false, probeId: null };
+      return {
+        status: "parked",
+        effectId,
+        reason: "scope_busy",
+        nextDueAt: null,
+        escalated: false,
+        probeId: null,
+      };
     case "attempt_cap":
       await escalateExecution(ctx, {
         effectId,
@@ -63,9 +74,28 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     actor: step.actor,
   });
   if (result.status !== "settled") return null;
-  emit(ctx, "settled", "info", { effect_id: effectId, lifecycle: result.lifecycle, cause: "replay", receipt_id: result.receiptId });
+  emit(ctx, "settled", "info", {
+    effect_id: effectId,
+    lifecycle: result.lifecycle,
+    cause: "replay",
+    receipt_id: result.receiptId,
+  });
   if (result.lifecycle === "SETTLED_COMMITTED") {
-    return { status: "committed", effectId, classification: "CONFIRMED_UNIQUE", cause: "replay_ok", probeIds: [], findingId: result.findingId };
+    return {
+      status: "committed",
+      effectId,
+      classification: "CONFIRMED_UNIQUE",
+      cause: "replay_ok",
+      probeIds: [],
+      findingId: result.findingId,
+    };
   }
-  return { status: "failed", effectId, cause: "replay_failed", probeIds: [], findingId: null, escalated: false };
+  return {
+    status: "failed",
+    effectId,
+    cause: "replay_failed",
+    probeIds: [],
+    findingId: null,
+    escalated: false,
+  };
 }

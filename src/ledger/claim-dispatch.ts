@@ -81,11 +81,14 @@ function attemptKindFor(variant: GateVariant): AttemptKind {
 }
 
 async function lockSlotAndRecord(tx: Queryable, record: StoredRecord): Promise<void> {
-  await tx.query("INSERT INTO scope_slots (scope, effect_type) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+  await tx.query(
+    "INSERT INTO scope_slots (scope, effect_type) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+    [record.scope, record.effectType],
+  );
+  await tx.query("SELECT 1 FROM scope_slots WHERE scope = $1 AND effect_type = $2 FOR UPDATE", [
     record.scope,
     record.effectType,
   ]);
-  await tx.query("SELECT 1 FROM scope_slots WHERE scope = $1 AND effect_type = $2 FOR UPDATE", [record.scope, record.effectType]);
   await tx.query("SELECT 1 FROM effect_records WHERE effect_id = $1 FOR UPDATE", [record.effectId]);
 }
 
@@ -96,11 +99,17 @@ async function claimInTransaction(tx: Queryable, request: ClaimRequest): Promise
   const executions = await listExecutions(tx, record.effectId);
   const latest = executions[executions.length - 1];
   if (latest === undefined) {
-    throw new IrrevonError(ErrorCode.illegal_state, "effect record has no execution", { details: { effect_id: record.effectId } });
+    throw new IrrevonError(ErrorCode.illegal_state, "effect record has no execution", {
+      details: { effect_id: record.effectId },
+    });
   }
   if (latest.frontier === "CANCELLED") {
     throw new IrrevonError(ErrorCode.illegal_state, "the effect's execution is CANCELLED", {
-      details: { effect_id: record.effectId, execution_id: latest.executionId, frontier: latest.frontier },
+      details: {
+        effect_id: record.effectId,
+        execution_id: latest.executionId,
+        frontier: latest.frontier,
+      },
     });
   }
   if (latest.frontier === "DISPATCHED" || latest.frontier === "AMBIGUOUS") {
@@ -114,7 +123,11 @@ async function claimInTransaction(tx: Queryable, request: ClaimRequest): Promise
   }
   if (latest.frontier === "INTENDED") {
     throw new IrrevonError(ErrorCode.illegal_state, "the effect's execution is not PERSISTED", {
-      details: { effect_id: record.effectId, execution_id: latest.executionId, frontier: latest.frontier },
+      details: {
+        effect_id: record.effectId,
+        execution_id: latest.executionId,
+        frontier: latest.frontier,
+      },
     });
   }
 
@@ -124,7 +137,12 @@ async function claimInTransaction(tx: Queryable, request: ClaimRequest): Promise
     [record.scope, record.effectType],
   );
   const busy = open.rows[0];
-  if (busy !== undefined) return { status: "scope_busy", attemptId: toId(busy.attempt_id), blockingEffectId: busy.effect_id };
+  if (busy !== undefined)
+    return {
+      status: "scope_busy",
+      attemptId: toId(busy.attempt_id),
+      blockingEffectId: busy.effect_id,
+    };
 
   const variant = request.variant ?? VARIANT_BY_OPENER[latest.openedBy] ?? "dispatch";
   const inputs = await readGateInputs(tx, record, executions, variant, request.waiveExecutionId);
@@ -132,7 +150,15 @@ async function claimInTransaction(tx: Queryable, request: ClaimRequest): Promise
   const inserted = await tx.query<{ decision_id: unknown }>(
     `INSERT INTO gate_decisions (effect_id, execution_id, variant, outcome, deny_check, checks, evidence)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) RETURNING decision_id`,
-    [record.effectId, latest.executionId, variant, decision.outcome, decision.denyCheck, jsonParam(decision.checks), jsonParam(decision.evidence)],
+    [
+      record.effectId,
+      latest.executionId,
+      variant,
+      decision.outcome,
+      decision.denyCheck,
+      jsonParam(decision.checks),
+      jsonParam(decision.evidence),
+    ],
   );
   const decisionId = toId(inserted.rows[0]?.decision_id);
 
@@ -154,20 +180,33 @@ async function claimInTransaction(tx: Queryable, request: ClaimRequest): Promise
     });
   }
 
-  const requestDigest = canonicalDigest({ effect_type: record.effectType, payload_digest: record.parametersDigest });
+  const requestDigest = canonicalDigest({
+    effect_type: record.effectType,
+    payload_digest: record.parametersDigest,
+  });
   const attempt = await tx.query<{ attempt_id: unknown; attempt_no: number }>(
     `INSERT INTO dispatch_attempts (execution_id, operation_id, attempt_no, kind, adapter_id, declaration_digest,
                                     idempotency_key, request_digest, gate_decision_id, owner_worker_id, fencing_token)
      SELECT $1, $2, COALESCE(MAX(attempt_no), 0) + 1, $3, $4, $5, $2, $6, $7, $8, $9
        FROM dispatch_attempts WHERE execution_id = $1
      RETURNING attempt_id, attempt_no`,
-    [latest.executionId, latest.operationId, attemptKindFor(variant), record.adapterId, record.declarationDigest, requestDigest, decisionId, request.lease.workerId, request.lease.fencingToken],
+    [
+      latest.executionId,
+      latest.operationId,
+      attemptKindFor(variant),
+      record.adapterId,
+      record.declarationDigest,
+      requestDigest,
+      decisionId,
+      request.lease.workerId,
+      request.lease.fencingToken,
+    ],
   );
   const attemptId = toId(attempt.rows[0]?.attempt_id);
-  await tx.query("SELECT ledger_transition($1, 'PERSISTED', 'DISPATCHED', 'gate_allow', 'gate', $2::jsonb)", [
-    latest.executionId,
-    jsonParam({ decision_id: decisionId, attempt_id: attemptId }),
-  ]);
+  await tx.query(
+    "SELECT ledger_transition($1, 'PERSISTED', 'DISPATCHED', 'gate_allow', 'gate', $2::jsonb)",
+    [latest.executionId, jsonParam({ decision_id: decisionId, attempt_id: attemptId })],
+  );
   return {
     status: "claimed",
     record,

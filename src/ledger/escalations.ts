@@ -18,7 +18,12 @@ export type EscalationReason = (typeof EscalationReason)[keyof typeof Escalation
 /** Records an escalation; returns true if it is new (false: already escalated for that reason). */
 export async function recordEscalation(
   q: Queryable,
-  input: { executionId: number; reason: EscalationReason; evidence: Readonly<Record<string, unknown>>; recordedBy: "reconciler" | "recovery" },
+  input: {
+    executionId: number;
+    reason: EscalationReason;
+    evidence: Readonly<Record<string, unknown>>;
+    recordedBy: "reconciler" | "recovery";
+  },
 ): Promise<boolean> {
   const { rows } = await q.query(
     `INSERT INTO execution_escalations (execution_id, reason, evidence, recorded_by) VALUES ($1, $2, $3::jsonb, $4)

@@ -73,13 +73,20 @@ export interface GateDecision {
   readonly evidence: Readonly<Record<string, unknown>>;
 }
 
-type Verdict = { readonly denied: false; readonly evidence: Record<string, unknown> } | { readonly denied: true; readonly evidence: Record<string, unknown> };
+type Verdict =
+  | { readonly denied: false; readonly evidence: Record<string, unknown> }
+  | { readonly denied: true; readonly evidence: Record<string, unknown> };
 
-const BLOCKING_FRONTIERS: readonly LifecycleState[] = ["DISPATCHED", "AMBIGUOUS", "SETTLED_COMMITTED"];
+const BLOCKING_FRONTIERS: readonly LifecycleState[] = [
+  "DISPATCHED",
+  "AMBIGUOUS",
+  "SETTLED_COMMITTED",
+];
 
 function checkDenyList(inputs: GateInputs): Verdict {
   const entries = inputs.denyHits.map((h) => ({ deny_id: h.denyId, reason: h.reason }));
-  if (entries.length > 0) return { denied: true, evidence: { cause: "deny_listed", deny_entries: entries } };
+  if (entries.length > 0)
+    return { denied: true, evidence: { cause: "deny_listed", deny_entries: entries } };
   return { denied: false, evidence: { deny_entries: [] } };
 }
 
@@ -89,19 +96,44 @@ function checkAuthority(inputs: GateInputs): Verdict {
   if (a.scope !== inputs.record.scope) {
     return {
       denied: true,
-      evidence: { cause: "scope_binding_mismatch", authority_ref: a.authorityRef, authority_scope: a.scope, effect_scope: inputs.record.scope },
+      evidence: {
+        cause: "scope_binding_mismatch",
+        authority_ref: a.authorityRef,
+        authority_scope: a.scope,
+        effect_scope: inputs.record.scope,
+      },
     };
   }
-  if (a.expiresAt === null) return { denied: true, evidence: { cause: "no_expiry_derivable", authority_ref: a.authorityRef } };
+  if (a.expiresAt === null)
+    return {
+      denied: true,
+      evidence: { cause: "no_expiry_derivable", authority_ref: a.authorityRef },
+    };
   if (a.isExpired) {
-    return { denied: true, evidence: { cause: "expired", authority_ref: a.authorityRef, expired_at: a.expiresAt, gate_time: inputs.gateTime } };
+    return {
+      denied: true,
+      evidence: {
+        cause: "expired",
+        authority_ref: a.authorityRef,
+        expired_at: a.expiresAt,
+        gate_time: inputs.gateTime,
+      },
+    };
   }
-  return { denied: false, evidence: { authority_id: a.authorityId, authority_ref: a.authorityRef, expires_at: a.expiresAt } };
+  return {
+    denied: false,
+    evidence: {
+      authority_id: a.authorityId,
+      authority_ref: a.authorityRef,
+      expires_at: a.expiresAt,
+    },
+  };
 }
 
 function checkBranch(inputs: GateInputs): Verdict {
   const ref = inputs.record.branchRef;
-  if (ref !== null && inputs.branchCancelled) return { denied: true, evidence: { cause: "branch_cancelled", branch_ref: ref } };
+  if (ref !== null && inputs.branchCancelled)
+    return { denied: true, evidence: { cause: "branch_cancelled", branch_ref: ref } };
   return { denied: false, evidence: { branch_ref: ref } };
 }
 
@@ -176,13 +208,30 @@ export function evaluateGate(inputs: GateInputs): GateDecision {
       continue;
     }
     const verdict = CHECKS[check](inputs);
-    checks.push({ check, status: verdict.denied ? "denied" : "passed", evidence: verdict.evidence });
+    checks.push({
+      check,
+      status: verdict.denied ? "denied" : "passed",
+      evidence: verdict.evidence,
+    });
     if (verdict.denied) denied = { check, evidence: verdict.evidence };
   }
   const inputDigest = gateInputDigest(inputs);
   if (denied === null) {
-    return { outcome: "ALLOW", denyCheck: null, cause: null, checks, evidence: { input_digest: inputDigest } };
+    return {
+      outcome: "ALLOW",
+      denyCheck: null,
+      cause: null,
+      checks,
+      evidence: { input_digest: inputDigest },
+    };
   }
-  const cause = typeof denied.evidence["cause"] === "string" ? denied.evidence["cause"] : denied.check;
-  return { outcome: "DENY", denyCheck: denied.check, cause, checks, evidence: { input_digest: inputDigest, ...denied.evidence } };
+  const cause =
+    typeof denied.evidence["cause"] === "string" ? denied.evidence["cause"] : denied.check;
+  return {
+    outcome: "DENY",
+    denyCheck: denied.check,
+    cause,
+    checks,
+    evidence: { input_digest: inputDigest, ...denied.evidence },
+  };
 }

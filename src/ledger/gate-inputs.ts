@@ -24,7 +24,10 @@ async function readDenyHits(q: Queryable, record: StoredRecord): Promise<GateInp
 }
 
 /** The latest linked authority with its expiry (explicit, else stamped_at + policy max_age). */
-export async function readCurrentAuthority(q: Queryable, record: StoredRecord): Promise<GateAuthority | null> {
+export async function readCurrentAuthority(
+  q: Queryable,
+  record: StoredRecord,
+): Promise<GateAuthority | null> {
   const { rows } = await q.query<{
     authority_id: unknown;
     authority_ref: string;
@@ -82,10 +85,16 @@ async function readCitations(
     step: e.step,
     operationId: e.operationId,
     frontier: e.frontier,
-    receiptIds: receipts.rows.filter((r) => toId(r.execution_id) === e.executionId).map((r) => toId(r.receipt_id)),
+    receiptIds: receipts.rows
+      .filter((r) => toId(r.execution_id) === e.executionId)
+      .map((r) => toId(r.receipt_id)),
     // Findings cite their execution in evidence; one that does not is charged to the latest.
     findingIds: findings.rows
-      .filter((f) => (f.execution_id === null ? e.executionId === latestId : Number(f.execution_id) === e.executionId))
+      .filter((f) =>
+        f.execution_id === null
+          ? e.executionId === latestId
+          : Number(f.execution_id) === e.executionId,
+      )
       .map((f) => toId(f.finding_id)),
   }));
 }
@@ -102,7 +111,11 @@ export async function readGateInputs(
   const branch =
     record.branchRef === null
       ? false
-      : (await q.query("SELECT 1 FROM branch_cancellations WHERE branch_ref = $1", [record.branchRef])).rows.length > 0;
+      : (
+          await q.query("SELECT 1 FROM branch_cancellations WHERE branch_ref = $1", [
+            record.branchRef,
+          ])
+        ).rows.length > 0;
   const variants = await q.query<{ parameters_digest: string }>(
     `SELECT parameters_digest FROM parameter_variants WHERE effect_id = $1
       GROUP BY parameters_digest ORDER BY MIN(variant_id)`,
@@ -112,7 +125,12 @@ export async function readGateInputs(
     effectId: record.effectId,
     variant,
     gateTime: gateTime.rows[0]?.gate_time ?? "",
-    record: { effectClass: record.effectClass, effectType: record.effectType, scope: record.scope, branchRef: record.branchRef },
+    record: {
+      effectClass: record.effectClass,
+      effectType: record.effectType,
+      scope: record.scope,
+      branchRef: record.branchRef,
+    },
     denyHits: await readDenyHits(q, record),
     authority: await readCurrentAuthority(q, record),
     branchCancelled: branch,

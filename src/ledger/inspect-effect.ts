@@ -42,13 +42,26 @@ export interface EffectInspection {
 function normaliseRow(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
-    const isIdColumn = k.endsWith("_id") || k.endsWith("_seq") || k === "step" || k === "attempt_no" || k === "fencing_token" || k === "n_found";
-    out[k] = isIdColumn && (typeof v === "string" || typeof v === "bigint") && /^\d+$/.test(String(v)) ? Number(v) : v;
+    const isIdColumn =
+      k.endsWith("_id") ||
+      k.endsWith("_seq") ||
+      k === "step" ||
+      k === "attempt_no" ||
+      k === "fencing_token" ||
+      k === "n_found";
+    out[k] =
+      isIdColumn && (typeof v === "string" || typeof v === "bigint") && /^\d+$/.test(String(v))
+        ? Number(v)
+        : v;
   }
   return out;
 }
 
-async function rows(q: Queryable, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+async function rows(
+  q: Queryable,
+  sql: string,
+  params: readonly unknown[],
+): Promise<Record<string, unknown>[]> {
   const result = await q.query<Record<string, unknown>>(sql, params);
   return result.rows.map(normaliseRow);
 }
@@ -68,7 +81,10 @@ export async function inspectEffect(q: Queryable, effectId: string): Promise<Eff
       WHERE r.effect_id = $1`,
     [effectId],
   );
-  if (record === undefined) throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", { details: { effect_id: effectId } });
+  if (record === undefined)
+    throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", {
+      details: { effect_id: effectId },
+    });
   const p = [effectId];
   const executions = await rows(
     q,
@@ -163,7 +179,8 @@ export async function inspectEffect(q: Queryable, effectId: string): Promise<Eff
     record,
     dimensions: {
       lifecycle: String(record["lifecycle"] ?? "INTENDED"),
-      classification: latestFinding === undefined ? "UNRECONCILED" : String(latestFinding["classification"]),
+      classification:
+        latestFinding === undefined ? "UNRECONCILED" : String(latestFinding["classification"]),
       resolution: latestFinding === undefined ? null : String(latestFinding["resolution_status"]),
     },
     executions,

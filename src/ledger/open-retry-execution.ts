@@ -28,31 +28,60 @@ export async function openExecutionIn(
   authority: AuthorityInput,
 ): Promise<OpenedExecution> {
   const authorityId = await appendAuthorityIn(q, effectId, authority);
-  const { rows } = await q.query<{ execution_id: unknown; step: number; operation_id: string; state: LifecycleState }>(
-    "SELECT execution_id, step, operation_id, state FROM ledger_open_execution($1, $2)",
-    [effectId, openedBy],
-  );
+  const { rows } = await q.query<{
+    execution_id: unknown;
+    step: number;
+    operation_id: string;
+    state: LifecycleState;
+  }>("SELECT execution_id, step, operation_id, state FROM ledger_open_execution($1, $2)", [
+    effectId,
+    openedBy,
+  ]);
   const row = rows[0];
-  if (row === undefined) throw new IrrevonError(ErrorCode.internal, "ledger_open_execution returned nothing", { details: { effect_id: effectId } });
-  return { executionId: toId(row.execution_id), step: Number(row.step), operationId: row.operation_id, lifecycle: row.state, authorityId };
+  if (row === undefined)
+    throw new IrrevonError(ErrorCode.internal, "ledger_open_execution returned nothing", {
+      details: { effect_id: effectId },
+    });
+  return {
+    executionId: toId(row.execution_id),
+    step: Number(row.step),
+    operationId: row.operation_id,
+    lifecycle: row.state,
+    authorityId,
+  };
 }
 
 /** Opens a retry execution after a clean FAILED receipt. Throws illegal_state otherwise. */
-export async function openRetryExecution(db: Db, effectId: string, authority: Partial<AuthorityInput>): Promise<OpenedExecution> {
+export async function openRetryExecution(
+  db: Db,
+  effectId: string,
+  authority: Partial<AuthorityInput>,
+): Promise<OpenedExecution> {
   const fresh = checkAuthorityInput(authority);
   return db.transaction(async (tx) => {
     await requireRecord(tx, effectId, true);
     const latest = await latestExecution(tx, effectId);
     const receipt = latest === null ? null : await latestReceipt(tx, latest.executionId);
-    if (latest === null || latest.frontier !== "SETTLED_FAILED" || receipt?.transportOutcome !== "FAILED") {
-      throw new IrrevonError(ErrorCode.illegal_state, "a retry needs the latest execution SETTLED_FAILED by a FAILED receipt", {
-        details: {
-          effect_id: effectId,
-          frontier: latest?.frontier ?? null,
-          latest_receipt_outcome: receipt?.transportOutcome ?? null,
-          hint: latest?.frontier === "SETTLED_FAILED" ? "a reconciled absence is re-dispatched through resolve (LOST → REDISPATCHED)" : undefined,
+    if (
+      latest === null ||
+      latest.frontier !== "SETTLED_FAILED" ||
+      receipt?.transportOutcome !== "FAILED"
+    ) {
+      throw new IrrevonError(
+        ErrorCode.illegal_state,
+        "a retry needs the latest execution SETTLED_FAILED by a FAILED receipt",
+        {
+          details: {
+            effect_id: effectId,
+            frontier: latest?.frontier ?? null,
+            latest_receipt_outcome: receipt?.transportOutcome ?? null,
+            hint:
+              latest?.frontier === "SETTLED_FAILED"
+                ? "a reconciled absence is re-dispatched through resolve (LOST → REDISPATCHED)"
+                : undefined,
+          },
         },
-      });
+      );
     }
     return openExecutionIn(tx, effectId, "retry_after_failure", fresh);
   });

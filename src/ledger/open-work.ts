@@ -9,7 +9,10 @@ import type { ExecutionFrontier } from "./types.js";
 import type { ExecutionOpener, LifecycleState } from "../core/state-tables.js";
 
 /** Executions whose outcome is not settled, oldest first. */
-export async function listOpenExecutions(q: Queryable, limit = 10_000): Promise<ExecutionFrontier[]> {
+export async function listOpenExecutions(
+  q: Queryable,
+  limit = 10_000,
+): Promise<ExecutionFrontier[]> {
   const { rows } = await q.query<{
     execution_id: unknown;
     effect_id: string;

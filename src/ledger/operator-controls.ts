@@ -18,14 +18,26 @@ export interface DenyEntryInput {
 
 /** Adds a deny entry (null columns are wildcards; at least one must be set). Returns deny_id. */
 export async function addDenyEntry(db: Db, input: DenyEntryInput): Promise<number> {
-  if (input.effectClass === undefined && input.effectType === undefined && input.scope === undefined) {
-    throw new IrrevonError(ErrorCode.usage, "a deny entry must name an effect_class, effect_type or scope", { details: { field: "deny_entry" } });
+  if (
+    input.effectClass === undefined &&
+    input.effectType === undefined &&
+    input.scope === undefined
+  ) {
+    throw new IrrevonError(
+      ErrorCode.usage,
+      "a deny entry must name an effect_class, effect_type or scope",
+      { details: { field: "deny_entry" } },
+    );
   }
   if (input.effectClass !== undefined && !EFFECT_CLASSES.includes(input.effectClass)) {
-    throw new IrrevonError(ErrorCode.usage, "unknown effect_class", { details: { field: "effect_class", value: input.effectClass } });
+    throw new IrrevonError(ErrorCode.usage, "unknown effect_class", {
+      details: { field: "effect_class", value: input.effectClass },
+    });
   }
   if (typeof input.reason !== "string" || input.reason.length === 0) {
-    throw new IrrevonError(ErrorCode.usage, "a deny entry needs a reason", { details: { field: "reason" } });
+    throw new IrrevonError(ErrorCode.usage, "a deny entry needs a reason", {
+      details: { field: "reason" },
+    });
   }
   const { rows } = await db.query<{ deny_id: unknown }>(
     "INSERT INTO deny_entries (effect_class, effect_type, scope, reason) VALUES ($1, $2, $3, $4) RETURNING deny_id",
@@ -38,13 +50,19 @@ export async function addDenyEntry(db: Db, input: DenyEntryInput): Promise<numbe
 export async function liftDenyEntry(db: Db, denyId: number): Promise<number> {
   return db.transaction(async (tx) => {
     const exists = await tx.query("SELECT 1 FROM deny_entries WHERE deny_id = $1", [denyId]);
-    if (exists.rows.length === 0) throw new IrrevonError(ErrorCode.not_found, "no deny entry with this id", { details: { deny_id: denyId } });
+    if (exists.rows.length === 0)
+      throw new IrrevonError(ErrorCode.not_found, "no deny entry with this id", {
+        details: { deny_id: denyId },
+      });
     const lifted = await tx.query<{ lift_id: unknown }>(
       "INSERT INTO deny_lifts (deny_id) VALUES ($1) ON CONFLICT (deny_id) DO NOTHING RETURNING lift_id",
       [denyId],
     );
     const row = lifted.rows[0];
-    if (row === undefined) throw new IrrevonError(ErrorCode.illegal_state, "deny entry already lifted", { details: { deny_id: denyId } });
+    if (row === undefined)
+      throw new IrrevonError(ErrorCode.illegal_state, "deny entry already lifted", {
+        details: { deny_id: denyId },
+      });
     return toId(row.lift_id);
   });
 }
@@ -61,13 +79,26 @@ export interface CancelBranchOptions {
  * Cancels a branch: later registrations on it are INTENDED→CANCELLED, and the gate denies
  * dispatch of records on it. Idempotent. Returns the executions it cancelled.
  */
-export async function cancelBranch(db: Db, branchRef: string, reason: string, options: CancelBranchOptions = {}): Promise<number[]> {
+export async function cancelBranch(
+  db: Db,
+  branchRef: string,
+  reason: string,
+  options: CancelBranchOptions = {},
+): Promise<number[]> {
   if (typeof branchRef !== "string" || branchRef.length === 0 || branchRef.length > 512) {
-    throw new IrrevonError(ErrorCode.usage, "branch_ref must be 1..512 chars", { details: { field: "branch_ref" } });
+    throw new IrrevonError(ErrorCode.usage, "branch_ref must be 1..512 chars", {
+      details: { field: "branch_ref" },
+    });
   }
-  if (typeof reason !== "string" || reason.length === 0) throw new IrrevonError(ErrorCode.usage, "a cancellation needs a reason", { details: { field: "reason" } });
+  if (typeof reason !== "string" || reason.length === 0)
+    throw new IrrevonError(ErrorCode.usage, "a cancellation needs a reason", {
+      details: { field: "reason" },
+    });
   return db.transaction(async (tx) => {
-    await tx.query("INSERT INTO branch_cancellations (branch_ref, reason) VALUES ($1, $2) ON CONFLICT (branch_ref) DO NOTHING", [branchRef, reason]);
+    await tx.query(
+      "INSERT INTO branch_cancellations (branch_ref, reason) VALUES ($1, $2) ON CONFLICT (branch_ref) DO NOTHING",
+      [branchRef, reason],
+    );
     if (options.cancelPersisted !== true) return [];
     const { rows } = await tx.query<{ execution_id: unknown }>(
       `SELECT f.execution_id FROM effect_frontiers f JOIN effect_records r ON r.effect_id = f.effect_id
@@ -77,10 +108,10 @@ export async function cancelBranch(db: Db, branchRef: string, reason: string, op
     const cancelled: number[] = [];
     for (const row of rows) {
       const id = toId(row.execution_id);
-      await tx.query("SELECT ledger_transition($1, 'PERSISTED', 'CANCELLED', 'branch_cancelled', 'human', $2::jsonb)", [
-        id,
-        jsonParam({ branch_ref: branchRef, reason }),
-      ]);
+      await tx.query(
+        "SELECT ledger_transition($1, 'PERSISTED', 'CANCELLED', 'branch_cancelled', 'human', $2::jsonb)",
+        [id, jsonParam({ branch_ref: branchRef, reason })],
+      );
       cancelled.push(id);
     }
     return cancelled;

@@ -5,7 +5,13 @@
  * Imports: core, db.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
-import type { EffectClass, ExecutionOpener, FailureKind, LifecycleState, TransportOutcome } from "../core/state-tables.js";
+import type {
+  EffectClass,
+  ExecutionOpener,
+  FailureKind,
+  LifecycleState,
+  TransportOutcome,
+} from "../core/state-tables.js";
 import type { Queryable } from "../db/db.js";
 import { isoSql, toId, toIdOrNull } from "./sql-util.js";
 import type { ExecutionFrontier, ReceiptRow, StoredRecord } from "./types.js";
@@ -26,7 +32,11 @@ interface RecordRow {
 }
 
 /** Reads a record; null when absent. `forUpdate` takes the record row lock. */
-export async function findRecord(q: Queryable, effectId: string, forUpdate = false): Promise<StoredRecord | null> {
+export async function findRecord(
+  q: Queryable,
+  effectId: string,
+  forUpdate = false,
+): Promise<StoredRecord | null> {
   const { rows } = await q.query<RecordRow>(
     `SELECT effect_id, effect_type, effect_class, scope, stable_ids, adapter_id, declaration_digest,
             parameters_digest, branch_ref, identity_version, contract_canonical, ${isoSql("created_at")} AS created_at
@@ -52,22 +62,34 @@ export async function findRecord(q: Queryable, effectId: string, forUpdate = fal
 }
 
 /** Reads a record or throws `not_found`. */
-export async function requireRecord(q: Queryable, effectId: string, forUpdate = false): Promise<StoredRecord> {
+export async function requireRecord(
+  q: Queryable,
+  effectId: string,
+  forUpdate = false,
+): Promise<StoredRecord> {
   const record = await findRecord(q, effectId, forUpdate);
   if (record === null) {
-    throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", { details: { effect_id: effectId } });
+    throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", {
+      details: { effect_id: effectId },
+    });
   }
   return record;
 }
 
 /** The stored parameters (the dispatched payload), as plain JSON. */
-export async function readParameters(q: Queryable, effectId: string): Promise<Record<string, unknown>> {
+export async function readParameters(
+  q: Queryable,
+  effectId: string,
+): Promise<Record<string, unknown>> {
   const { rows } = await q.query<{ parameters: Record<string, unknown> }>(
     "SELECT parameters FROM effect_records WHERE effect_id = $1",
     [effectId],
   );
   const row = rows[0];
-  if (row === undefined) throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", { details: { effect_id: effectId } });
+  if (row === undefined)
+    throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", {
+      details: { effect_id: effectId },
+    });
   return row.parameters;
 }
 
@@ -102,7 +124,10 @@ export async function listExecutions(q: Queryable, effectId: string): Promise<Ex
 }
 
 /** The execution with the highest step (the record's lifecycle), or null. */
-export async function latestExecution(q: Queryable, effectId: string): Promise<ExecutionFrontier | null> {
+export async function latestExecution(
+  q: Queryable,
+  effectId: string,
+): Promise<ExecutionFrontier | null> {
   const { rows } = await q.query<FrontierRow>(
     `SELECT execution_id, effect_id, step, operation_id, opened_by, frontier
        FROM execution_frontiers WHERE effect_id = $1 ORDER BY step DESC LIMIT 1`,
@@ -113,7 +138,10 @@ export async function latestExecution(q: Queryable, effectId: string): Promise<E
 }
 
 /** One execution by id, or null. */
-export async function findExecution(q: Queryable, executionId: number): Promise<ExecutionFrontier | null> {
+export async function findExecution(
+  q: Queryable,
+  executionId: number,
+): Promise<ExecutionFrontier | null> {
   const { rows } = await q.query<FrontierRow>(
     `SELECT execution_id, effect_id, step, operation_id, opened_by, frontier
        FROM execution_frontiers WHERE execution_id = $1`,
@@ -169,7 +197,10 @@ export async function latestReceipt(q: Queryable, executionId: number): Promise<
 }
 
 /** The newest non-null destination_ref any receipt of the execution recorded. */
-export async function latestDestinationRef(q: Queryable, executionId: number): Promise<string | null> {
+export async function latestDestinationRef(
+  q: Queryable,
+  executionId: number,
+): Promise<string | null> {
   const all = await listReceipts(q, executionId);
   for (let i = all.length - 1; i >= 0; i -= 1) {
     const ref = all[i]?.destinationRef;

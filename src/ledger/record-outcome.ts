@@ -8,7 +8,13 @@
  * response) and the attempt stays open for recovery. Imports: core, db, ledger.
  */
 import { canonicalDigest } from "../core/canonical.js";
-import type { Cause, FailureKind, LifecycleState, ReceiptRecorder, TransportOutcome } from "../core/state-tables.js";
+import type {
+  Cause,
+  FailureKind,
+  LifecycleState,
+  ReceiptRecorder,
+  TransportOutcome,
+} from "../core/state-tables.js";
 import type { Db, Queryable } from "../db/db.js";
 import { findExecution } from "./read-records.js";
 import { jsonParam, LEASE_LOST_SQLSTATE, sqlStateOf, toId, withSavepoint } from "./sql-util.js";
@@ -84,14 +90,21 @@ export async function insertLateResponse(
       input.transportOutcome,
       input.destinationRef ?? null,
       input.responseDigest ?? null,
-      jsonParam({ ...input.evidence, ...extraEvidence, recorded_by: input.recordedBy, frontier_at_arrival: frontier }),
+      jsonParam({
+        ...input.evidence,
+        ...extraEvidence,
+        recorded_by: input.recordedBy,
+        frontier_at_arrival: frontier,
+      }),
       contradictsSettle,
     ],
   );
   return { lateId: toId(rows[0]?.late_id), contradictsSettle };
 }
 
-function lateReason(sqlstate: string | undefined): "already_received" | "stale_state" | "fenced" | null {
+function lateReason(
+  sqlstate: string | undefined,
+): "already_received" | "stale_state" | "fenced" | null {
   if (sqlstate === "23505") return "already_received";
   if (sqlstate === "DT001" || sqlstate === "DT002") return "stale_state";
   if (sqlstate === LEASE_LOST_SQLSTATE) return "fenced";
@@ -119,6 +132,12 @@ export async function recordOutcome(db: Db, input: OutcomeInput): Promise<Outcom
     if (reason === null) throw attempt.error;
     const frontier = (await findExecution(tx, input.executionId))?.frontier ?? null;
     const late = await insertLateResponse(tx, input, frontier, { late_reason: reason });
-    return { status: "late", lateId: late.lateId, contradictsSettle: late.contradictsSettle, frontier, reason };
+    return {
+      status: "late",
+      lateId: late.lateId,
+      contradictsSettle: late.contradictsSettle,
+      frontier,
+      reason,
+    };
   });
 }

@@ -61,7 +61,11 @@ export async function recordProbe(q: Queryable, input: ProbeInput): Promise<numb
 }
 
 /** Probes of one execution of a kind, oldest first. */
-export async function listProbes(q: Queryable, executionId: number, probeKind?: ProbeKind): Promise<ProbeRow[]> {
+export async function listProbes(
+  q: Queryable,
+  executionId: number,
+  probeKind?: ProbeKind,
+): Promise<ProbeRow[]> {
   const { rows } = await q.query<{
     probe_id: unknown;
     execution_id: unknown;

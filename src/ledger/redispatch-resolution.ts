@@ -27,7 +27,11 @@ export async function beginRedispatch(
   return db.transaction(async (tx) => {
     const finding = await readFinding(tx, input.findingId);
     if (finding.effectId === null) {
-      throw new IrrevonError(ErrorCode.resolution_invalid, "only a record-keyed finding can be re-dispatched", { details: { finding_id: input.findingId } });
+      throw new IrrevonError(
+        ErrorCode.resolution_invalid,
+        "only a record-keyed finding can be re-dispatched",
+        { details: { finding_id: input.findingId } },
+      );
     }
     const from = finding.status;
     await resolveIn(tx, input.findingId, {
@@ -48,7 +52,9 @@ export async function closeReplacedFindings(db: Db, effectId: string): Promise<n
   return db.transaction(async (tx) => {
     const findings = (await listFindings(tx, effectId)).filter((f) => f.status === "REDISPATCHED");
     if (findings.length === 0) return [];
-    const committed = (await listExecutions(tx, effectId)).filter((e) => e.openedBy === "resolve_redispatch" && e.frontier === "SETTLED_COMMITTED");
+    const committed = (await listExecutions(tx, effectId)).filter(
+      (e) => e.openedBy === "resolve_redispatch" && e.frontier === "SETTLED_COMMITTED",
+    );
     const replacement = committed[committed.length - 1];
     if (replacement === undefined) return [];
     const closed: number[] = [];
@@ -57,7 +63,10 @@ export async function closeReplacedFindings(db: Db, effectId: string): Promise<n
         from: "REDISPATCHED",
         to: "CLOSED",
         actor: "system",
-        evidence: { replacement_operation_id: replacement.operationId, replacement_execution_id: replacement.executionId },
+        evidence: {
+          replacement_operation_id: replacement.operationId,
+          replacement_execution_id: replacement.executionId,
+        },
       });
       closed.push(f.findingId);
     }

@@ -43,17 +43,32 @@ export interface RegisterOptions {
   readonly beforeCommit?: () => Promise<void>;
 }
 
-async function appendAuthorityIn(q: Queryable, effectId: string, authorityRef: string, scope: string, stampedAt: string): Promise<number> {
+async function appendAuthorityIn(
+  q: Queryable,
+  effectId: string,
+  authorityRef: string,
+  scope: string,
+  stampedAt: string,
+): Promise<number> {
   const a = await q.query<{ authority_id: unknown }>(
     "INSERT INTO authorities (authority_ref, scope, stamped_at) VALUES ($1, $2, $3::timestamptz) RETURNING authority_id",
     [authorityRef, scope, stampedAt],
   );
   const authorityId = toId(a.rows[0]?.authority_id);
-  await q.query("INSERT INTO effect_authorities (effect_id, authority_id) VALUES ($1, $2)", [effectId, authorityId]);
+  await q.query("INSERT INTO effect_authorities (effect_id, authority_id) VALUES ($1, $2)", [
+    effectId,
+    authorityId,
+  ]);
   return authorityId;
 }
 
-async function insertNew(q: Queryable, intent: ValidatedIntent, declarationDigest: string, stampedAt: string, eventTime: string | null): Promise<boolean> {
+async function insertNew(
+  q: Queryable,
+  intent: ValidatedIntent,
+  declarationDigest: string,
+  stampedAt: string,
+  eventTime: string | null,
+): Promise<boolean> {
   const parameters = revealForAdapter(intent.parameters); // storage boundary, see header
   const inserted = await q.query(
     `INSERT INTO effect_records (effect_id, identity_version, contract_canonical, effect_type, effect_class, scope,
@@ -78,7 +93,13 @@ async function insertNew(q: Queryable, intent: ValidatedIntent, declarationDiges
     ],
   );
   if (inserted.rows.length === 0) return false;
-  await appendAuthorityIn(q, intent.identity.intentId, intent.authorityRef, intent.scope, stampedAt);
+  await appendAuthorityIn(
+    q,
+    intent.identity.intentId,
+    intent.authorityRef,
+    intent.scope,
+    stampedAt,
+  );
   await q.query("SELECT * FROM ledger_open_execution($1, 'register')", [intent.identity.intentId]);
   return true;
 }
@@ -118,43 +139,58 @@ async function adjudicateReplay(
   const stored = rows[0];
   if (stored === undefined) {
     // The conflicting insert was rolled back between our INSERT and this read.
-    throw new IrrevonError(ErrorCode.storage_error, "registration raced a rolled-back insert; retry", {
-      retryable: true,
-      details: { effect_id: effectId },
-    });
+    throw new IrrevonError(
+      ErrorCode.storage_error,
+      "registration raced a rolled-back insert; retry",
+      {
+        retryable: true,
+        details: { effect_id: effectId },
+      },
+    );
   }
-  assertNoIdentityCollision({ intentId: effectId, canonical: stored.contract_canonical }, intent.identity);
+  assertNoIdentityCollision(
+    { intentId: effectId, canonical: stored.contract_canonical },
+    intent.identity,
+  );
 
   const mismatches: Record<string, { stored: string | null; incoming: string | null }> = {};
-  if (stored.effect_class !== intent.effectClass) mismatches["effect_class"] = { stored: stored.effect_class, incoming: intent.effectClass };
-  if (stored.adapter_id !== intent.adapterId) mismatches["adapter_id"] = { stored: stored.adapter_id, incoming: intent.adapterId };
-  if (stored.branch_ref !== intent.branchRef) mismatches["branch_ref"] = { stored: stored.branch_ref, incoming: intent.branchRef };
+  if (stored.effect_class !== intent.effectClass)
+    mismatches["effect_class"] = { stored: stored.effect_class, incoming: intent.effectClass };
+  if (stored.adapter_id !== intent.adapterId)
+    mismatches["adapter_id"] = { stored: stored.adapter_id, incoming: intent.adapterId };
+  if (stored.branch_ref !== intent.branchRef)
+    mismatches["branch_ref"] = { stored: stored.branch_ref, incoming: intent.branchRef };
   if (Object.keys(mismatches).length > 0) {
-    throw new IrrevonError(ErrorCode.identity_conflict, "re-registration disagrees with the stored record on must-match fields", {
-      details: {
-        effect_id: effectId,
-        mismatches,
-        stored_record_digest: canonicalDigest({
+    throw new IrrevonError(
+      ErrorCode.identity_conflict,
+      "re-registration disagrees with the stored record on must-match fields",
+      {
+        details: {
           effect_id: effectId,
-          effect_class: stored.effect_class,
-          adapter_id: stored.adapter_id,
-          branch_ref: stored.branch_ref,
-        }),
+          mismatches,
+          stored_record_digest: canonicalDigest({
+            effect_id: effectId,
+            effect_class: stored.effect_class,
+            adapter_id: stored.adapter_id,
+            branch_ref: stored.branch_ref,
+          }),
+        },
       },
-    });
+    );
   }
 
   let variantDigest: string | null = null;
   if (stored.parameters_digest !== intent.parametersDigest || stored.event_time_differs) {
-    await q.query("INSERT INTO parameter_variants (effect_id, parameters_digest, event_time) VALUES ($1, $2, $3::timestamptz)", [
-      effectId,
-      intent.parametersDigest,
-      eventTime,
-    ]);
+    await q.query(
+      "INSERT INTO parameter_variants (effect_id, parameters_digest, event_time) VALUES ($1, $2, $3::timestamptz)",
+      [effectId, intent.parametersDigest, eventTime],
+    );
     variantDigest = intent.parametersDigest;
   }
-  const authorityRefresh = stored.authority_ref !== intent.authorityRef || stored.stamped_at_differs !== false;
-  if (authorityRefresh) await appendAuthorityIn(q, effectId, intent.authorityRef, intent.scope, stampedAt);
+  const authorityRefresh =
+    stored.authority_ref !== intent.authorityRef || stored.stamped_at_differs !== false;
+  if (authorityRefresh)
+    await appendAuthorityIn(q, effectId, intent.authorityRef, intent.scope, stampedAt);
   return { variantDigest, authorityRefresh };
 }
 
@@ -173,10 +209,14 @@ export async function registerIntent(
   const eventTime = intent.eventTime === null ? null : normalizeRfc3339(intent.eventTime);
   return db.transaction(async (tx) => {
     const created = await insertNew(tx, intent, declarationDigest, stampedAt, eventTime);
-    const replay = created ? { variantDigest: null, authorityRefresh: false } : await adjudicateReplay(tx, intent, stampedAt, eventTime);
+    const replay = created
+      ? { variantDigest: null, authorityRefresh: false }
+      : await adjudicateReplay(tx, intent, stampedAt, eventTime);
     const latest = await latestExecution(tx, intent.identity.intentId);
     if (latest === null) {
-      throw new IrrevonError(ErrorCode.internal, "registered record has no execution", { details: { effect_id: intent.identity.intentId } });
+      throw new IrrevonError(ErrorCode.internal, "registered record has no execution", {
+        details: { effect_id: intent.identity.intentId },
+      });
     }
     if (created && options.beforeCommit !== undefined) await options.beforeCommit();
     return {

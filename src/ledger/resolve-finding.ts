@@ -18,20 +18,25 @@ export interface ResolutionEdge {
 }
 
 /** Writes one edge inside the caller's transaction; returns its resolution_seq. */
-export async function resolveIn(q: Queryable, findingId: number, edge: ResolutionEdge): Promise<number> {
+export async function resolveIn(
+  q: Queryable,
+  findingId: number,
+  edge: ResolutionEdge,
+): Promise<number> {
   rejectAdvisory(edge.evidence);
-  const { rows } = await q.query<{ seq: unknown }>("SELECT ledger_resolve($1, $2, $3, $4, $5::jsonb) AS seq", [
-    findingId,
-    edge.from,
-    edge.to,
-    edge.actor,
-    jsonParam(edge.evidence),
-  ]);
+  const { rows } = await q.query<{ seq: unknown }>(
+    "SELECT ledger_resolve($1, $2, $3, $4, $5::jsonb) AS seq",
+    [findingId, edge.from, edge.to, edge.actor, jsonParam(edge.evidence)],
+  );
   return toId(rows[0]?.seq);
 }
 
 /** Writes `edges` in order, in one transaction. */
-export async function resolveChain(db: Db, findingId: number, edges: readonly ResolutionEdge[]): Promise<number[]> {
+export async function resolveChain(
+  db: Db,
+  findingId: number,
+  edges: readonly ResolutionEdge[],
+): Promise<number[]> {
   for (const edge of edges) rejectAdvisory(edge);
   return db.transaction(async (tx) => {
     const seqs: number[] = [];
@@ -41,7 +46,11 @@ export async function resolveChain(db: Db, findingId: number, edges: readonly Re
 }
 
 /** Writes one edge in its own transaction. */
-export async function resolveFinding(db: Db, findingId: number, edge: ResolutionEdge): Promise<number> {
+export async function resolveFinding(
+  db: Db,
+  findingId: number,
+  edge: ResolutionEdge,
+): Promise<number> {
   const [seq] = await resolveChain(db, findingId, [edge]);
   return seq ?? 0;
 }
@@ -96,14 +105,22 @@ function toFindingState(r: FindingSqlRow): FindingState {
 
 /** Reads a finding and its current status, or throws `not_found`. */
 export async function readFinding(q: Queryable, findingId: number): Promise<FindingState> {
-  const { rows } = await q.query<FindingSqlRow>(`${FINDING_SELECT} WHERE f.finding_id = $1`, [findingId]);
+  const { rows } = await q.query<FindingSqlRow>(`${FINDING_SELECT} WHERE f.finding_id = $1`, [
+    findingId,
+  ]);
   const r = rows[0];
-  if (r === undefined) throw new IrrevonError(ErrorCode.not_found, "no finding with this id", { details: { finding_id: findingId } });
+  if (r === undefined)
+    throw new IrrevonError(ErrorCode.not_found, "no finding with this id", {
+      details: { finding_id: findingId },
+    });
   return toFindingState(r);
 }
 
 /** Findings of one effect, oldest first. */
 export async function listFindings(q: Queryable, effectId: string): Promise<FindingState[]> {
-  const { rows } = await q.query<FindingSqlRow>(`${FINDING_SELECT} WHERE f.effect_id = $1 ORDER BY f.finding_id`, [effectId]);
+  const { rows } = await q.query<FindingSqlRow>(
+    `${FINDING_SELECT} WHERE f.effect_id = $1 ORDER BY f.finding_id`,
+    [effectId],
+  );
   return rows.map(toFindingState);
 }

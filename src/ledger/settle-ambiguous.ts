@@ -5,7 +5,13 @@
  * execution without its classification. Imports: core, db, ledger.
  */
 import { rejectAdvisory } from "../core/advisory-guard.js";
-import type { Actor, Cause, Classification, FindingCreator, LifecycleState } from "../core/state-tables.js";
+import type {
+  Actor,
+  Cause,
+  Classification,
+  FindingCreator,
+  LifecycleState,
+} from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
 import { attachFindingIn } from "./attach-finding.js";
 import { resolveIn } from "./resolve-finding.js";
@@ -54,11 +60,20 @@ export async function settleAmbiguous(db: Db, input: SettleInput): Promise<Settl
       destinationRef: f.destinationRef,
       classification: f.classification,
       ...(f.excessEffectCount === undefined ? {} : { excessEffectCount: f.excessEffectCount }),
-      evidence: { execution_id: input.executionId, settle_transition_seq: transitionSeq, ...(f.evidence ?? input.evidence) },
+      evidence: {
+        execution_id: input.executionId,
+        settle_transition_seq: transitionSeq,
+        ...(f.evidence ?? input.evidence),
+      },
       createdBy: f.createdBy,
     });
     if (f.escalate !== undefined) {
-      await resolveIn(tx, findingId, { from: "OPEN", to: "ESCALATED_HUMAN", actor: "system", evidence: f.escalate });
+      await resolveIn(tx, findingId, {
+        from: "OPEN",
+        to: "ESCALATED_HUMAN",
+        actor: "system",
+        evidence: f.escalate,
+      });
     }
     return { transitionSeq, findingId };
   });

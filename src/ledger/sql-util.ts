@@ -28,11 +28,15 @@ export const LEASE_LOST_SQLSTATE = "DT006";
  */
 export function relabelLeaseLost(e: unknown): unknown {
   if (sqlStateOf(e) !== LEASE_LOST_SQLSTATE) return e;
-  return new IrrevonError(ErrorCode.lease_lost, "this worker's lease is no longer live; the write was fenced", {
-    retryable: true,
-    details: { sqlstate: LEASE_LOST_SQLSTATE },
-    cause: e,
-  });
+  return new IrrevonError(
+    ErrorCode.lease_lost,
+    "this worker's lease is no longer live; the write was fenced",
+    {
+      retryable: true,
+      details: { sqlstate: LEASE_LOST_SQLSTATE },
+      cause: e,
+    },
+  );
 }
 
 /**
@@ -40,9 +44,12 @@ export function relabelLeaseLost(e: unknown): unknown {
  * cites them as JSON numbers (the reference's `{"probe_ids":[1]}`), so normalise here.
  */
 export function toId(value: unknown): number {
-  const n = typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
+  const n =
+    typeof value === "bigint" ? Number(value) : typeof value === "string" ? Number(value) : value;
   if (typeof n !== "number" || !Number.isSafeInteger(n)) {
-    throw new IrrevonError(ErrorCode.internal, "ledger id is not a safe integer", { details: { value: String(value) } });
+    throw new IrrevonError(ErrorCode.internal, "ledger id is not a safe integer", {
+      details: { value: String(value) },
+    });
   }
   return n;
 }
@@ -74,7 +81,9 @@ let savepointCounter = 0;
 export async function withSavepoint<T>(
   tx: Queryable,
   fn: () => Promise<T>,
-): Promise<{ readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown }> {
+): Promise<
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown }
+> {
   savepointCounter += 1;
   const name = `irrevon_sp_${savepointCounter}`;
   await tx.query(`SAVEPOINT ${name}`);

@@ -3,7 +3,13 @@
  * reads it, an execution with its frontier, receipts, and the worker lease that stamps
  * ownership-dependent writes. Imports: core.
  */
-import type { EffectClass, ExecutionOpener, FailureKind, LifecycleState, TransportOutcome } from "../core/state-tables.js";
+import type {
+  EffectClass,
+  ExecutionOpener,
+  FailureKind,
+  LifecycleState,
+  TransportOutcome,
+} from "../core/state-tables.js";
 
 /** The lease a write is made under (D2). Every attempt and receipt the engine writes carries one. */
 export interface WorkerLease {

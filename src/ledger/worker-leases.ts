@@ -15,7 +15,11 @@ export interface GrantedLease extends WorkerLease {
 }
 
 /** Registers `workerId` with a new token; supersedes any earlier lease of the same id. */
-export async function registerWorker(db: Db, workerId: string, ttlMs: number): Promise<GrantedLease> {
+export async function registerWorker(
+  db: Db,
+  workerId: string,
+  ttlMs: number,
+): Promise<GrantedLease> {
   const { rows } = await db.query<{ fencing_token: unknown; expires_at: string }>(
     `SELECT fencing_token, ${isoSql("expires_at")} AS expires_at FROM ledger_lease_register($1, $2)`,
     [workerId, Math.ceil(ttlMs)],
@@ -25,7 +29,11 @@ export async function registerWorker(db: Db, workerId: string, ttlMs: number): P
 }
 
 /** Extends a live lease; throws lease_lost if it is not live any more. */
-export async function renewWorker(db: Db, lease: WorkerLease, ttlMs: number): Promise<GrantedLease> {
+export async function renewWorker(
+  db: Db,
+  lease: WorkerLease,
+  ttlMs: number,
+): Promise<GrantedLease> {
   try {
     const { rows } = await db.query<{ expires_at: string }>(
       `SELECT ${isoSql("ledger_lease_renew($1, $2, $3)")} AS expires_at`,
@@ -52,17 +60,30 @@ export interface LeaseVerdict {
 }
 
 /** Judges whether `(workerId, token)` still holds a live lease (database clock). */
-export async function leaseVerdict(q: Queryable, workerId: string, token: number): Promise<LeaseVerdict> {
-  const { rows } = await q.query<{ fencing_token: unknown; event: string; expires_at: string; is_past: boolean }>(
+export async function leaseVerdict(
+  q: Queryable,
+  workerId: string,
+  token: number,
+): Promise<LeaseVerdict> {
+  const { rows } = await q.query<{
+    fencing_token: unknown;
+    event: string;
+    expires_at: string;
+    is_past: boolean;
+  }>(
     `SELECT fencing_token, event, ${isoSql("expires_at")} AS expires_at, expires_at <= clock_timestamp() AS is_past
        FROM worker_leases WHERE worker_id = $1 ORDER BY lease_seq DESC LIMIT 1`,
     [workerId],
   );
   const row = rows[0];
-  if (row === undefined) return { isLive: false, state: "unknown_worker", expiresAt: null, latestToken: null };
+  if (row === undefined)
+    return { isLive: false, state: "unknown_worker", expiresAt: null, latestToken: null };
   const latestToken = toId(row.fencing_token);
-  if (latestToken !== token) return { isLive: false, state: "superseded", expiresAt: row.expires_at, latestToken };
-  if (row.event === "release") return { isLive: false, state: "released", expiresAt: row.expires_at, latestToken };
-  if (row.is_past) return { isLive: false, state: "expired", expiresAt: row.expires_at, latestToken };
+  if (latestToken !== token)
+    return { isLive: false, state: "superseded", expiresAt: row.expires_at, latestToken };
+  if (row.event === "release")
+    return { isLive: false, state: "released", expiresAt: row.expires_at, latestToken };
+  if (row.is_past)
+    return { isLive: false, state: "expired", expiresAt: row.expires_at, latestToken };
   return { isLive: true, state: "live", expiresAt: row.expires_at, latestToken };
 }

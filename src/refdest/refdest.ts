@@ -8,9 +8,13 @@
  * THROTTLE_429 → DROP_RESPONSE_BEFORE_COMMIT → ERROR_5XX_NO_COMMIT → DELAY without commit (504
  * after the delay, nothing stored) → C1 replay/mismatch → `payload.reject === true` (400) →
  * store (twice under DUPLICATE_ACCEPT) → DROP_RESPONSE_AFTER_COMMIT / ERROR_5XX_AFTER_COMMIT /
- * DELAY with commit (stored at arrival, answered after the delay). Imports: core.
+ * DELAY with commit (stored at arrival, answered after the delay).
+ * The file is longer than our usual aim (~500 lines) on purpose: the write path above is the
+ * specification of every fault's effect and reads best as one function next to the read path;
+ * storage, keys, faults, clock and timers live in their own modules. Imports: core.
  */
 import { randomBytes } from "node:crypto";
+import { IrrevonError } from "../core/errors.js";
 import { DelayTimers } from "./delay-timers.js";
 import { canonicalDigest, canonicalJson } from "./destination-ref.js";
 import { EffectStore, viewOf } from "./effect-store.js";
@@ -70,6 +74,15 @@ export class Refdest {
       options.idempotencyWindowSeconds ?? DEFAULT_IDEMPOTENCY_WINDOW_SECONDS,
     );
     this.#keys = new IdempotencyCache(window);
+    if (options.controlToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(options.controlToken)) {
+      throw new IrrevonError(
+        "config_invalid",
+        "controlToken must be 16-256 visible ASCII characters",
+        {
+          details: { field: "controlToken" },
+        },
+      );
+    }
     this.controlToken = options.controlToken ?? randomBytes(32).toString("hex");
     this.#store = new EffectStore(this.#seed);
   }

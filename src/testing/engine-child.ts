@@ -32,7 +32,10 @@ function envNumber(name: string, fallback: number): number {
   const raw = env(name);
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new IrrevonError(ErrorCode.config_invalid, `${name} must be a non-negative number`, { details: { variable: name } });
+  if (!Number.isFinite(n) || n < 0)
+    throw new IrrevonError(ErrorCode.config_invalid, `${name} must be a non-negative number`, {
+      details: { variable: name },
+    });
   return n;
 }
 
@@ -42,26 +45,48 @@ function print(line: string): void {
 
 function envelope(e: unknown): { error: Record<string, unknown> } {
   if (isIrrevonError(e)) return { error: { ...e.toEnvelope() } };
-  return { error: { code: ErrorCode.internal, message: e instanceof Error ? e.message : String(e), retryable: false, details: {} } };
+  return {
+    error: {
+      code: ErrorCode.internal,
+      message: e instanceof Error ? e.message : String(e),
+      retryable: false,
+      details: {},
+    },
+  };
 }
 
 async function boot(): Promise<Irrevon> {
   const refdestUrl = env("IRREVON_REFDEST_URL");
-  if (refdestUrl === undefined) throw new IrrevonError(ErrorCode.config_invalid, "IRREVON_REFDEST_URL is required", { details: { variable: "IRREVON_REFDEST_URL" } });
+  if (refdestUrl === undefined)
+    throw new IrrevonError(ErrorCode.config_invalid, "IRREVON_REFDEST_URL is required", {
+      details: { variable: "IRREVON_REFDEST_URL" },
+    });
   const tierRaw = env("IRREVON_REFDEST_TIER") ?? "C2";
   if (tierRaw !== "C1" && tierRaw !== "C2" && tierRaw !== "C3") {
-    throw new IrrevonError(ErrorCode.config_invalid, "IRREVON_REFDEST_TIER must be C1, C2 or C3", { details: { variable: "IRREVON_REFDEST_TIER" } });
+    throw new IrrevonError(ErrorCode.config_invalid, "IRREVON_REFDEST_TIER must be C1, C2 or C3", {
+      details: { variable: "IRREVON_REFDEST_TIER" },
+    });
   }
   const lagSeconds = envNumber("IRREVON_REFDEST_LAG_S", 0);
-  const adapter = new RefdestAdapter({ baseUrl: refdestUrl, declaration: refdestDeclaration(tierRaw, lagSeconds > 0 ? { lagSeconds } : {}) });
+  const adapter = new RefdestAdapter({
+    baseUrl: refdestUrl,
+    declaration: refdestDeclaration(tierRaw, lagSeconds > 0 ? { lagSeconds } : {}),
+  });
   const url = env("IRREVON_DATABASE_URL");
   const dataDir = env("IRREVON_DATA_DIR");
   if (url === undefined && dataDir === undefined) {
-    throw new IrrevonError(ErrorCode.config_invalid, "IRREVON_DATABASE_URL or IRREVON_DATA_DIR is required", { details: { variable: "IRREVON_DATABASE_URL" } });
+    throw new IrrevonError(
+      ErrorCode.config_invalid,
+      "IRREVON_DATABASE_URL or IRREVON_DATA_DIR is required",
+      { details: { variable: "IRREVON_DATABASE_URL" } },
+    );
   }
   const workerId = env("IRREVON_WORKER_ID");
   return openIrrevon({
-    database: url !== undefined ? { url, migrate: env("IRREVON_MIGRATE") === "1" } : { dataDir: dataDir ?? "" },
+    database:
+      url !== undefined
+        ? { url, migrate: env("IRREVON_MIGRATE") === "1" }
+        : { dataDir: dataDir ?? "" },
     adapters: [adapter],
     config: {
       rereadGapSeconds: envNumber("IRREVON_REREAD_GAP_S", 0),

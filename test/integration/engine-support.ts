@@ -35,20 +35,42 @@ export interface FixtureOptions {
 }
 
 /** Opens ledger + refdest + engine. Always `close()` in afterEach. */
-export async function openEngineFixture(backend: Backend, options: FixtureOptions = {}): Promise<EngineFixture> {
+export async function openEngineFixture(
+  backend: Backend,
+  options: FixtureOptions = {},
+): Promise<EngineFixture> {
   const tier = options.tier ?? "C2";
   const ledger = await openTestLedger(backend);
-  const refdest = createRefdest({ tier, seed: 42, ...(options.lagSeconds === undefined ? {} : { lagSeconds: options.lagSeconds }) });
+  const refdest = createRefdest({
+    tier,
+    seed: 42,
+    ...(options.lagSeconds === undefined ? {} : { lagSeconds: options.lagSeconds }),
+  });
   const declaration =
-    options.declaration ?? refdestDeclaration(tier, options.lagSeconds === undefined ? {} : { lagSeconds: options.lagSeconds });
-  const adapter = new RefdestAdapter({ baseUrl: "http://127.0.0.1:4100", declaration, transport: createInProcessTransport(refdest) });
+    options.declaration ??
+    refdestDeclaration(
+      tier,
+      options.lagSeconds === undefined ? {} : { lagSeconds: options.lagSeconds },
+    );
+  const adapter = new RefdestAdapter({
+    baseUrl: "http://127.0.0.1:4100",
+    declaration,
+    transport: createInProcessTransport(refdest),
+  });
   const clock = manualClock();
   const open = (workerId: string, config?: Partial<EngineConfig>): Promise<Irrevon> =>
     openIrrevon({
       database: ledger.app,
       adapters: [adapter],
       clock,
-      config: { rereadGapSeconds: 60, dispatchDeadlineMs: 2_000, probeDeadlineMs: 2_000, leaseTtlMs: 60_000, ...options.config, ...config },
+      config: {
+        rereadGapSeconds: 60,
+        dispatchDeadlineMs: 2_000,
+        probeDeadlineMs: 2_000,
+        leaseTtlMs: 60_000,
+        ...options.config,
+        ...config,
+      },
       workerId,
       crashPoints: NO_CRASH_POINTS,
     });

@@ -16,8 +16,23 @@ import { openEngineFixture, orderContract, type EngineFixture } from "./engine-s
 
 const HOUR_MS = 3_600_000;
 
-async function decisions(f: EngineFixture, effectId: string): Promise<Array<{ outcome: string; deny_check: string | null; checks: Array<{ check: string; status: string }>; evidence: Record<string, unknown> }>> {
-  const { rows } = await f.ledger.app.query<{ outcome: string; deny_check: string | null; checks: Array<{ check: string; status: string }>; evidence: Record<string, unknown> }>(
+async function decisions(
+  f: EngineFixture,
+  effectId: string,
+): Promise<
+  Array<{
+    outcome: string;
+    deny_check: string | null;
+    checks: Array<{ check: string; status: string }>;
+    evidence: Record<string, unknown>;
+  }>
+> {
+  const { rows } = await f.ledger.app.query<{
+    outcome: string;
+    deny_check: string | null;
+    checks: Array<{ check: string; status: string }>;
+    evidence: Record<string, unknown>;
+  }>(
     "SELECT outcome, deny_check, checks, evidence FROM gate_decisions WHERE effect_id = $1 ORDER BY decision_id",
     [effectId],
   );
@@ -55,9 +70,11 @@ describeEachBackend("gate", (backend) => {
       ["dedup", "passed"],
     ]);
     expect(typeof d?.evidence["input_digest"]).toBe("string");
-    const { rows } = await f.ledger.app.query<{ idempotency_key: string; owner_worker_id: string; fencing_token: unknown }>(
-      "SELECT idempotency_key, owner_worker_id, fencing_token FROM dispatch_attempts",
-    );
+    const { rows } = await f.ledger.app.query<{
+      idempotency_key: string;
+      owner_worker_id: string;
+      fencing_token: unknown;
+    }>("SELECT idempotency_key, owner_worker_id, fencing_token FROM dispatch_attempts");
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ idempotency_key: operationId, owner_worker_id: "worker-a" });
     expect(rows[0]?.fencing_token).not.toBeNull();
@@ -66,19 +83,33 @@ describeEachBackend("gate", (backend) => {
   it("deny-list is checked first, later checks are not_reached, and a lift lets the dispatch through", async () => {
     const stale = new Date(Date.now() - 25 * HOUR_MS).toISOString();
     const { effectId } = await f.irrevon.register(orderContract({ stamped_at: stale }));
-    const denyId = await f.irrevon.operator.addDenyEntry({ scope: "acme-store/prod", reason: "incident 42" });
+    const denyId = await f.irrevon.operator.addDenyEntry({
+      scope: "acme-store/prod",
+      reason: "incident 42",
+    });
     const first = await f.irrevon.dispatch(effectId);
     expect(first).toMatchObject({ status: "denied", check: "deny_list", cause: "deny_listed" });
     const [d1] = await decisions(f, effectId);
-    expect(d1?.checks.map((c) => c.status)).toEqual(["denied", "not_reached", "not_reached", "not_reached"]);
+    expect(d1?.checks.map((c) => c.status)).toEqual([
+      "denied",
+      "not_reached",
+      "not_reached",
+      "not_reached",
+    ]);
     expect(d1?.evidence["deny_entries"]).toEqual([{ deny_id: denyId, reason: "incident 42" }]);
 
     await f.irrevon.operator.liftDenyEntry(denyId);
     const second = await f.irrevon.dispatch(effectId);
     // With the deny entry lifted the next check decides: the 25 h old authority has expired.
     expect(second).toMatchObject({ status: "denied", check: "authority", cause: "expired" });
-    await f.irrevon.operator.appendAuthority(effectId, { authorityRef: "auth_renewed", stampedAt: new Date().toISOString() });
-    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ status: "dispatched", lifecycle: "SETTLED_COMMITTED" });
+    await f.irrevon.operator.appendAuthority(effectId, {
+      authorityRef: "auth_renewed",
+      stampedAt: new Date().toISOString(),
+    });
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({
+      status: "dispatched",
+      lifecycle: "SETTLED_COMMITTED",
+    });
     expect((await decisions(f, effectId)).map((d) => d.outcome)).toEqual(["DENY", "DENY", "ALLOW"]);
   });
 
@@ -86,7 +117,9 @@ describeEachBackend("gate", (backend) => {
     const justInside = new Date(Date.now() - 24 * HOUR_MS + 120_000).toISOString();
     const justOutside = new Date(Date.now() - 24 * HOUR_MS - 120_000).toISOString();
     const inside = await f.irrevon.register(orderContract({ stamped_at: justInside }));
-    const outside = await f.irrevon.register(orderContract({ stamped_at: justOutside, scope: "acme-store/other" }));
+    const outside = await f.irrevon.register(
+      orderContract({ stamped_at: justOutside, scope: "acme-store/other" }),
+    );
     expect(await f.irrevon.dispatch(inside.effectId)).toMatchObject({ status: "dispatched" });
     const denied = await f.irrevon.dispatch(outside.effectId);
     expect(denied).toMatchObject({ status: "denied", check: "authority", cause: "expired" });
@@ -97,11 +130,17 @@ describeEachBackend("gate", (backend) => {
   it("a branch cancelled after registration is denied by branch_lineage; one cancelled before is INTENDED→CANCELLED and dispatch is illegal_state", async () => {
     const late = await f.irrevon.register(orderContract({ branch_ref: "plan-7" }));
     await f.irrevon.operator.cancelBranch("plan-7", "user aborted");
-    expect(await f.irrevon.dispatch(late.effectId)).toMatchObject({ status: "denied", check: "branch_lineage", cause: "branch_cancelled" });
+    expect(await f.irrevon.dispatch(late.effectId)).toMatchObject({
+      status: "denied",
+      check: "branch_lineage",
+      cause: "branch_cancelled",
+    });
 
     const early = await f.irrevon.register(orderContract({ branch_ref: "plan-7" }));
     expect(early.lifecycle).toBe("CANCELLED");
-    await expect(f.irrevon.dispatch(early.effectId)).rejects.toMatchObject({ code: "illegal_state" });
+    await expect(f.irrevon.dispatch(early.effectId)).rejects.toMatchObject({
+      code: "illegal_state",
+    });
     expect(await decisions(f, early.effectId)).toHaveLength(0);
     expect(await attemptCount(f, early.effectId)).toBe(0);
   });
@@ -109,11 +148,15 @@ describeEachBackend("gate", (backend) => {
   it("AMBIGUOUS ⇒ pending_reconciliation: no gate row, no new attempt, no wire call", async () => {
     const { effectId } = await f.irrevon.register(orderContract());
     f.refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
-    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ status: "dispatched", lifecycle: "AMBIGUOUS" });
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({
+      status: "dispatched",
+      lifecycle: "AMBIGUOUS",
+    });
     const before = f.refdest.requestLog().length;
     const again = await f.irrevon.dispatch(effectId);
     expect(again).toMatchObject({ status: "pending_reconciliation", frontier: "AMBIGUOUS" });
-    if (again.status === "pending_reconciliation") expect(again.lastReceipt?.transportOutcome).toBe("LOST");
+    if (again.status === "pending_reconciliation")
+      expect(again.lastReceipt?.transportOutcome).toBe("LOST");
     expect(await decisions(f, effectId)).toHaveLength(1);
     expect(await attemptCount(f, effectId)).toBe(1);
     expect(f.refdest.requestLog().length).toBe(before);
@@ -121,23 +164,43 @@ describeEachBackend("gate", (backend) => {
   });
 
   it("SETTLED_FAILED ⇒ dedup denies with retryable_failed and the checks say so; a retry is a new step and key", async () => {
-    const { effectId, operationId } = await f.irrevon.register(orderContract({ parameters: { reject: true } }));
-    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ status: "dispatched", transportOutcome: "FAILED", lifecycle: "SETTLED_FAILED" });
+    const { effectId, operationId } = await f.irrevon.register(
+      orderContract({ parameters: { reject: true } }),
+    );
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({
+      status: "dispatched",
+      transportOutcome: "FAILED",
+      lifecycle: "SETTLED_FAILED",
+    });
     const denied = await f.irrevon.dispatch(effectId);
     expect(denied).toMatchObject({ status: "denied", check: "dedup", cause: "retryable_failed" });
     const last = (await decisions(f, effectId)).at(-1);
     expect(last?.deny_check).toBe("dedup");
     expect(last?.checks.map((c) => c.status)).toEqual(["passed", "passed", "passed", "denied"]);
-    expect(last?.evidence).toMatchObject({ cause: "retryable_failed", retry_operation: "open_retry_execution" });
+    expect(last?.evidence).toMatchObject({
+      cause: "retryable_failed",
+      retry_operation: "open_retry_execution",
+    });
 
-    await expect(f.irrevon.retry(effectId, { authorityRef: "", stampedAt: new Date().toISOString() })).rejects.toMatchObject({ code: "resolution_invalid" });
-    const retry = await f.irrevon.retry(effectId, { authorityRef: "auth_retry_1", stampedAt: new Date().toISOString() });
+    await expect(
+      f.irrevon.retry(effectId, { authorityRef: "", stampedAt: new Date().toISOString() }),
+    ).rejects.toMatchObject({ code: "resolution_invalid" });
+    const retry = await f.irrevon.retry(effectId, {
+      authorityRef: "auth_retry_1",
+      stampedAt: new Date().toISOString(),
+    });
     expect(retry.step).toBe(1);
     expect(retry.operationId).toBe(`${effectId}:1`);
     expect(retry.operationId).not.toBe(operationId);
     // The stored payload still says reject: the retry fails cleanly again, under its own key.
-    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ status: "dispatched", operationId: `${effectId}:1`, lifecycle: "SETTLED_FAILED" });
-    const keys = await f.ledger.app.query<{ idempotency_key: string }>("SELECT idempotency_key FROM dispatch_attempts ORDER BY attempt_id");
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({
+      status: "dispatched",
+      operationId: `${effectId}:1`,
+      lifecycle: "SETTLED_FAILED",
+    });
+    const keys = await f.ledger.app.query<{ idempotency_key: string }>(
+      "SELECT idempotency_key FROM dispatch_attempts ORDER BY attempt_id",
+    );
     expect(keys.rows.map((r) => r.idempotency_key)).toEqual([`${effectId}:0`, `${effectId}:1`]);
   });
 
@@ -152,7 +215,14 @@ describeEachBackend("gate", (backend) => {
     expect(await decisions(f, b.effectId)).toHaveLength(0);
     // Close the stuck attempt so the ledger ends clean.
     if (claim.status === "claimed") {
-      await recordOutcome(f.ledger.app, { attemptId: claim.attemptId, executionId: claim.executionId, transportOutcome: "OK", evidence: {}, recordedBy: "dispatcher", lease });
+      await recordOutcome(f.ledger.app, {
+        attemptId: claim.attemptId,
+        executionId: claim.executionId,
+        transportOutcome: "OK",
+        evidence: {},
+        recordedBy: "dispatcher",
+        lease,
+      });
     }
     expect(await f.irrevon.dispatch(b.effectId)).toMatchObject({ status: "dispatched" });
   });
@@ -162,13 +232,33 @@ describeEachBackend("gate", (backend) => {
     const lease = await registerWorker(f.ledger.app, "worker-late", 60_000);
     const claim = await claimDispatch(f.ledger.app, { effectId, lease });
     if (claim.status !== "claimed") throw new Error("expected a claim");
-    const base = { attemptId: claim.attemptId, executionId: claim.executionId, evidence: {}, recordedBy: "dispatcher" as const, lease };
-    expect(await recordOutcome(f.ledger.app, { ...base, transportOutcome: "OK" })).toMatchObject({ status: "recorded", lifecycle: "SETTLED_COMMITTED" });
-    const late = await recordOutcome(f.ledger.app, { ...base, transportOutcome: "FAILED", failureKind: "TERMINAL" });
-    expect(late).toMatchObject({ status: "late", contradictsSettle: true, reason: "already_received", frontier: "SETTLED_COMMITTED" });
+    const base = {
+      attemptId: claim.attemptId,
+      executionId: claim.executionId,
+      evidence: {},
+      recordedBy: "dispatcher" as const,
+      lease,
+    };
+    expect(await recordOutcome(f.ledger.app, { ...base, transportOutcome: "OK" })).toMatchObject({
+      status: "recorded",
+      lifecycle: "SETTLED_COMMITTED",
+    });
+    const late = await recordOutcome(f.ledger.app, {
+      ...base,
+      transportOutcome: "FAILED",
+      failureKind: "TERMINAL",
+    });
+    expect(late).toMatchObject({
+      status: "late",
+      contradictsSettle: true,
+      reason: "already_received",
+      frontier: "SETTLED_COMMITTED",
+    });
     const quiet = await recordOutcome(f.ledger.app, { ...base, transportOutcome: "OK" });
     expect(quiet).toMatchObject({ status: "late", contradictsSettle: false });
-    const { rows } = await f.ledger.app.query<{ contradicts_settle: boolean }>("SELECT contradicts_settle FROM late_responses ORDER BY late_id");
+    const { rows } = await f.ledger.app.query<{ contradicts_settle: boolean }>(
+      "SELECT contradicts_settle FROM late_responses ORDER BY late_id",
+    );
     expect(rows.map((r) => r.contradicts_settle)).toEqual([true, false]);
   });
 });

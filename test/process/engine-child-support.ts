@@ -15,7 +15,9 @@ export interface ChildExit {
   readonly signal: NodeJS.Signals | null;
 }
 
-export type ChildReply = { readonly kind: "result"; readonly value: Record<string, unknown> } | { readonly kind: "exited"; readonly exit: ChildExit };
+export type ChildReply =
+  | { readonly kind: "result"; readonly value: Record<string, unknown> }
+  | { readonly kind: "exited"; readonly exit: ChildExit };
 
 export class EngineChild {
   readonly lines: string[] = [];
@@ -52,8 +54,10 @@ export class EngineChild {
     const child = new EngineChild(env);
     for (;;) {
       const line = await child.nextLine(60_000);
-      if (line === null) throw new Error(`engine child died before READY: ${child.stderr.join("\n")}`);
-      if (line.startsWith("RECOVERY DONE ")) child.recovery = JSON.parse(line.slice("RECOVERY DONE ".length)) as Record<string, unknown>;
+      if (line === null)
+        throw new Error(`engine child died before READY: ${child.stderr.join("\n")}`);
+      if (line.startsWith("RECOVERY DONE "))
+        child.recovery = JSON.parse(line.slice("RECOVERY DONE ".length)) as Record<string, unknown>;
       if (line.startsWith("REFUSED ")) throw new Error(`engine child refused: ${line}`);
       if (line === "READY") return child;
     }
@@ -64,7 +68,15 @@ export class EngineChild {
     const buffered = this.#buffer.shift();
     if (buffered !== undefined) return Promise.resolve(buffered);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`engine child: no line within ${timeoutMs} ms; stderr: ${this.stderr.join("\n")}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `engine child: no line within ${timeoutMs} ms; stderr: ${this.stderr.join("\n")}`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.#waiters.push((line) => {
         clearTimeout(timer);
         resolve(line);
@@ -78,14 +90,21 @@ export class EngineChild {
     for (;;) {
       const line = await this.nextLine();
       if (line === null) return { kind: "exited", exit: await this.#exited };
-      if (line.startsWith("RESULT ")) return { kind: "result", value: JSON.parse(line.slice("RESULT ".length)) as Record<string, unknown> };
+      if (line.startsWith("RESULT "))
+        return {
+          kind: "result",
+          value: JSON.parse(line.slice("RESULT ".length)) as Record<string, unknown>,
+        };
     }
   }
 
   /** Sends a command that must answer; throws otherwise. */
   async call(command: string): Promise<Record<string, unknown>> {
     const reply = await this.send(command);
-    if (reply.kind !== "result") throw new Error(`engine child exited (${JSON.stringify(reply.exit)}) on ${command}: ${this.stderr.join("\n")}`);
+    if (reply.kind !== "result")
+      throw new Error(
+        `engine child exited (${JSON.stringify(reply.exit)}) on ${command}: ${this.stderr.join("\n")}`,
+      );
     return reply.value;
   }
 

@@ -19,7 +19,11 @@ const ORDER_9410 = {
   scope: "acme-store/prod",
   effect_class: "IRREVERSIBLE",
   adapter_id: "refdest-c2",
-  parameters: { line_items: [{ sku: "SKU-118", quantity: 2 }], shipping_method: "standard", note: "please deliver to the loading dock" },
+  parameters: {
+    line_items: [{ sku: "SKU-118", quantity: 2 }],
+    shipping_method: "standard",
+    note: "please deliver to the loading dock",
+  },
   authority_ref: "auth_approved_task_18",
   stamped_at: new Date().toISOString(),
 };
@@ -68,10 +72,18 @@ describe.skipIf(SKIP_POSTGRES)("engine child processes [postgres]", () => {
   it("lost response + SIGKILL: recovery queries before any create; exactly one effect; re-synthesis denied", async () => {
     const first = await EngineChild.start(env);
     const registered = await first.call(`REGISTER ${JSON.stringify(ORDER_9410)}`);
-    expect(registered).toMatchObject({ effectId: EFFECT_9410, lifecycle: "PERSISTED", replayed: false });
+    expect(registered).toMatchObject({
+      effectId: EFFECT_9410,
+      lifecycle: "PERSISTED",
+      replayed: false,
+    });
     server.refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
     const dispatched = await first.call(`DISPATCH ${EFFECT_9410}`);
-    expect(dispatched).toMatchObject({ status: "dispatched", transportOutcome: "LOST", lifecycle: "AMBIGUOUS" });
+    expect(dispatched).toMatchObject({
+      status: "dispatched",
+      transportOutcome: "LOST",
+      lifecycle: "AMBIGUOUS",
+    });
     const exit = await first.kill();
     expect(exit.signal).toBe("SIGKILL");
     const logBefore = server.refdest.requestLog().length;
@@ -82,17 +94,25 @@ describe.skipIf(SKIP_POSTGRES)("engine child processes [postgres]", () => {
     expect(sinceRestart.length).toBeGreaterThan(0);
     expect(sinceRestart.every((e) => e.op !== "create")).toBe(true);
     const status = await second.call(`STATUS ${EFFECT_9410}`);
-    expect(status).toMatchObject({ lifecycle: "SETTLED_COMMITTED", classification: "CONFIRMED_UNIQUE" });
+    expect(status).toMatchObject({
+      lifecycle: "SETTLED_COMMITTED",
+      classification: "CONFIRMED_UNIQUE",
+    });
 
-    const replay = await second.call(`REGISTER ${JSON.stringify({ ...ORDER_9410, parameters: RESYNTHESIZED, authority_ref: "auth_approved_task_22" })}`);
+    const replay = await second.call(
+      `REGISTER ${JSON.stringify({ ...ORDER_9410, parameters: RESYNTHESIZED, authority_ref: "auth_approved_task_22" })}`,
+    );
     expect(replay).toMatchObject({
       effectId: EFFECT_9410,
       replayed: true,
-      parameterVariantDigest: "sha256:074abd639c1ad62f7ad769c6261bfa1f7b93021f8171644ebe3d4ce3df98c2cd",
+      parameterVariantDigest:
+        "sha256:074abd639c1ad62f7ad769c6261bfa1f7b93021f8171644ebe3d4ce3df98c2cd",
     });
     const denied = await second.call(`DISPATCH ${EFFECT_9410}`);
     expect(denied).toMatchObject({ status: "denied", check: "dedup", cause: "duplicate_intent" });
-    expect((denied["evidence"] as Record<string, unknown>)["parameter_variants"]).toEqual([replay["parameterVariantDigest"]]);
+    expect((denied["evidence"] as Record<string, unknown>)["parameter_variants"]).toEqual([
+      replay["parameterVariantDigest"],
+    ]);
     expect(await second.exit()).toMatchObject({ code: 0 });
     expect(creates()).toBe(1);
     expect(effects()).toBe(1);

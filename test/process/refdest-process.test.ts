@@ -2,7 +2,8 @@
  * The refdest as a real child process (`tsx src/refdest/main.ts --tier C2 --seed 7 --port 0`):
  * it prints one ready line, survives a bounded burst of hostile loopback traffic, then serves a
  * correct create and status query with exactly one effect in its truth log, and exits 0 on
- * SIGTERM. tsx is run through node directly (not npx) so SIGTERM reaches the server itself.
+ * SIGTERM. The tsx loader is imported into one node process (`node --import tsx`, not `npx tsx`,
+ * which adds wrapper processes) so SIGTERM — and the SIGKILL cleanup — reach the server itself.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
@@ -14,7 +15,6 @@ import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
 import { REFDEST_TOKEN_ENV, RefdestControlClient } from "../../src/refdest/index.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const TSX_CLI = join(ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const TOKEN = "proc-test-token-0123456789abcdef0123456789";
 let child: ChildProcess | null = null;
 
@@ -104,7 +104,7 @@ describe("refdest child process", () => {
   it("survives a hostile burst, then serves a correct create/status, and exits 0 on SIGTERM", async () => {
     child = spawn(
       process.execPath,
-      [TSX_CLI, "src/refdest/main.ts", "--tier", "C2", "--seed", "7", "--port", "0"],
+      ["--import", "tsx", "src/refdest/main.ts", "--tier", "C2", "--seed", "7", "--port", "0"],
       {
         cwd: ROOT,
         env: { ...process.env, [REFDEST_TOKEN_ENV]: TOKEN },

@@ -13,7 +13,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { describe } from "vitest";
 import type { Db, PrivilegedDb } from "../../src/db/db.js";
@@ -95,9 +96,24 @@ export function describeEachBackend(name: string, fn: (backend: Backend) => void
 
 let pgliteTemplate: Promise<Blob> | undefined;
 
+function installedPgliteVersion(): string {
+  try {
+    // The package does not export ./package.json; its entry point lives in dist/.
+    const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+    const pkg = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as {
+      version?: unknown;
+    };
+    return typeof pkg.version === "string" ? pkg.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
 async function buildPgliteTemplate(): Promise<Blob> {
   const dir = join(tmpdir(), "irrevon-test-templates");
-  const file = join(dir, `pglite-${MIGRATIONS_HASH}.tar`);
+  // The dump format belongs to the PGlite build, so its version is part of the cache key.
+  const pgliteVersion = installedPgliteVersion();
+  const file = join(dir, `pglite-${pgliteVersion}-${MIGRATIONS_HASH}.tar`);
   if (existsSync(file)) return new Blob([readFileSync(file)]);
   const root = await openPglite();
   try {
@@ -161,6 +177,14 @@ async function buildPostgresTemplate(): Promise<string> {
         await root.close();
       }
       await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      // Templates of older migration sets are garbage; one still in use simply stays.
+      const stale = await admin.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'irrevon\\_tpl\\_%' AND datname <> $1",
+        [name],
+      );
+      for (const { datname } of stale.rows) {
+        await admin.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => undefined);
+      }
     }
     return name;
   } finally {
@@ -185,6 +209,11 @@ async function openPostgresLedger(): Promise<TestLedger> {
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${database} TEMPLATE ${template}`);
+  } catch (e) {
+    // Another run (with other migrations) may have dropped our template: rebuild once.
+    if ((e as { code?: unknown }).code !== "3D000") throw e;
+    postgresTemplate = buildPostgresTemplate();
+    await admin.query(`CREATE DATABASE ${database} TEMPLATE ${await postgresTemplate}`);
   } finally {
     await admin.end();
   }

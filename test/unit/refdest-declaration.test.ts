@@ -17,6 +17,7 @@ import {
   REFDEST_C3_DECLARATION,
   refdestDeclaration,
 } from "../../src/adapters/declarations/refdest.js";
+import { DEFAULT_IDEMPOTENCY_WINDOW_SECONDS } from "../../src/refdest/index.js";
 
 function refusal(input: unknown): { code: string; path: string } | "accepted" {
   try {
@@ -188,6 +189,11 @@ describe("refdest declarations (§5.4 table)", () => {
     expect(d.queryable).toEqual({ supported: true, by: ["destination_ref", "client_ref"] });
     expect(d.consistency).toEqual({ status_settlement_lag: "PT0S", listing_lag: "PT0S" });
     expect(d.attribution?.modes).toEqual(["exact", "stable-id-projection"]);
+  });
+
+  it("the C1 window the declaration states is the window the refdest enforces", () => {
+    const window = REFDEST_C1_DECLARATION.idempotency.window ?? "";
+    expect(parseIsoDurationSeconds(window)).toBe(DEFAULT_IDEMPOTENCY_WINDOW_SECONDS);
   });
 
   it("C2: no idempotency, queryable, listable, PT0S lags", () => {

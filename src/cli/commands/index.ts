@@ -3,10 +3,22 @@
  * `register(program)`; adding a command means adding one line here.
  */
 import type { Command } from "commander";
+import { register as registerDemo } from "./demo.js";
 import { register as registerIdentity } from "./identity.js";
+import { register as registerInit } from "./init.js";
+import { register as registerInspect } from "./inspect.js";
+import { register as registerMigrate } from "./migrate.js";
+import { register as registerRefdest } from "./refdest.js";
 
 /** Registers a command on the root program. */
 export type RegisterCommand = (program: Command) => void;
 
 /** Every command, in `--help` order. */
-export const COMMANDS: readonly RegisterCommand[] = [registerIdentity];
+export const COMMANDS: readonly RegisterCommand[] = [
+  registerInit,
+  registerMigrate,
+  registerDemo,
+  registerInspect,
+  registerIdentity,
+  registerRefdest,
+];

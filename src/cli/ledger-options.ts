@@ -1,0 +1,52 @@
+/**
+ * cli/ledger-options — the options every ledger-touching command shares (`--database-url`,
+ * `--data-dir`, `--config`) and how they become a database location: the flag, then the
+ * environment variable the config names (DATABASE_URL), then the embedded data directory.
+ */
+import type { Command } from "commander";
+import type { DatabaseLocation } from "../db/open.js";
+import { loadConfig, resolveLedgerLocation, type LoadedConfig } from "./config.js";
+
+export interface LedgerFlags {
+  readonly databaseUrl?: string;
+  readonly dataDir?: string;
+  readonly config?: string;
+  readonly json?: boolean;
+}
+
+/** Adds the shared ledger options to a command. */
+export function withLedgerOptions(command: Command): Command {
+  return command
+    .option("--database-url <url>", "Postgres server URL (default: $DATABASE_URL, else the embedded ledger)")
+    .option("--data-dir <dir>", "embedded ledger data directory (default: .irrevon/ledger)")
+    .option("--config <file>", "configuration file (default: $IRREVON_CONFIG or the nearest irrevon.toml)")
+    .option("--json", "print one JSON document on stdout");
+}
+
+export interface ResolvedLedger {
+  readonly loaded: LoadedConfig;
+  readonly location: DatabaseLocation;
+  /** For messages: never includes credentials. */
+  readonly describe: string;
+}
+
+/** Strips user info from a URL so it can be printed. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = u.username === "" ? "" : u.username;
+    u.password = "";
+    return u.toString();
+  } catch {
+    return "<unparseable url>";
+  }
+}
+
+/** Resolves the ledger location from flags, environment and configuration. */
+export function resolveLedger(flags: LedgerFlags): ResolvedLedger {
+  const loaded = loadConfig(flags.config);
+  const where = resolveLedgerLocation(loaded, { databaseUrl: flags.databaseUrl, dataDir: flags.dataDir });
+  return where.kind === "postgres"
+    ? { loaded, location: { databaseUrl: where.url }, describe: `postgres ${redactUrl(where.url)}` }
+    : { loaded, location: { dataDir: where.dataDir }, describe: `embedded ${where.dataDir}` };
+}

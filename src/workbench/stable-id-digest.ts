@@ -1,0 +1,182 @@
+/**
+ * workbench/stable-id-digest — the workbench never shows a stable-id *value* (reference
+ * ADR-0036, spec README §1 item 9): every value is rendered as
+ * `"sha256:" + hex(SHA-256(UTF-8 raw value))` (not JCS), keys kept. Used on every JSON body
+ * and on every view model before it becomes HTML.
+ *
+ * Two passes. The structural pass digests what is known to hold stable ids: any `stable_ids`
+ * object member, and the stored identity preimage `contract_canonical` (re-rendered as JCS
+ * with the values digested). The safety pass walks every other string and digests an exact
+ * occurrence of a raw value (a probe's `stable_id` query key, a destination ref that happens
+ * to be the order number), and an embedded occurrence inside longer free text (an endpoint
+ * URL in evidence). Embedded matching skips values shorter than {@link MIN_EMBEDDED_LENGTH}
+ * (a one-letter id would shred every word) and hash-shaped strings (a digest is not a carrier
+ * of raw values, and rewriting it would only corrupt it). Closed-set names (states, classes,
+ * actors) are left alone: they are vocabulary, and digesting `SETTLED_COMMITTED` because some
+ * id happens to equal it would break the views. Imports: core.
+ */
+import { canonicalJson, sha256Hex } from "../core/canonical.js";
+import {
+  ACTORS,
+  CLASSIFICATIONS,
+  EFFECT_CLASSES,
+  LIFECYCLE_STATES,
+  RESOLUTION_STATUSES,
+  AttemptKind,
+  Cause,
+  ExecutionOpener,
+  FailureKind,
+  FindingCreator,
+  GateCheck,
+  GateVariant,
+  ProbeKind,
+  ProbeResult,
+  ReceiptRecorder,
+  ResolutionActor,
+  TransportOutcome,
+} from "../core/state-tables.js";
+
+/** Raw values shorter than this are only digested where they are a whole string. */
+export const MIN_EMBEDDED_LENGTH = 4;
+
+const DIGEST_PREFIX = "sha256:";
+
+/** `"sha256:" + hex(SHA-256(UTF-8 of the raw value))`: how a stable-id value is shown. */
+export function stableIdValueDigest(raw: string): string {
+  return DIGEST_PREFIX + sha256Hex(raw);
+}
+
+/** The string values of a `stable_ids` object (anything else yields nothing). */
+export function stableIdValues(stableIds: unknown): string[] {
+  if (typeof stableIds !== "object" || stableIds === null || Array.isArray(stableIds)) return [];
+  return Object.values(stableIds as Record<string, unknown>).filter((v): v is string => typeof v === "string");
+}
+
+/** A `stable_ids` object with every value digested, keys kept. */
+export function digestStableIdMap(stableIds: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(stableIds)) {
+    out[key] = stableIdValueDigest(typeof value === "string" ? value : JSON.stringify(value));
+  }
+  return out;
+}
+
+const VOCABULARY: ReadonlySet<string> = new Set<string>([
+  ...LIFECYCLE_STATES,
+  ...CLASSIFICATIONS,
+  ...RESOLUTION_STATUSES,
+  ...ACTORS,
+  ...EFFECT_CLASSES,
+  "UNRECONCILED",
+  ...Object.values(AttemptKind),
+  ...Object.values(Cause),
+  ...Object.values(ExecutionOpener),
+  ...Object.values(FailureKind),
+  ...Object.values(FindingCreator),
+  ...Object.values(GateCheck),
+  ...Object.values(GateVariant),
+  ...Object.values(ProbeKind),
+  ...Object.values(ProbeResult),
+  ...Object.values(ReceiptRecorder),
+  ...Object.values(ResolutionActor),
+  ...Object.values(TransportOutcome),
+  "ALLOW",
+  "DENY",
+]);
+
+/** Digests, effect ids and operation ids: never rewritten inside (see the header). */
+const HASH_SHAPED = /^(?:sha256:)?[0-9a-f]{64}(?::\d+)?$/;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The identity preimage with its stable-id values digested (JCS again), or null if unparseable. */
+function digestCanonicalPreimage(text: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
+  const preimage = parsed as Record<string, unknown>;
+  const ids = preimage["stable_ids"];
+  if (typeof ids !== "object" || ids === null || Array.isArray(ids)) return null;
+  return canonicalJson({ ...preimage, stable_ids: digestStableIdMap(ids as Record<string, unknown>) });
+}
+
+/** Replaces raw stable-id values in arbitrary JSON-shaped data. Build once per response. */
+export class StableIdRedactor {
+  readonly #exact: ReadonlySet<string>;
+  readonly #embedded: RegExp | null;
+
+  constructor(rawValues: Iterable<string>) {
+    const all = [...new Set(rawValues)].filter((v) => v.length > 0);
+    this.#exact = new Set(all);
+    const long = all.filter((v) => v.length >= MIN_EMBEDDED_LENGTH).sort((a, b) => b.length - a.length);
+    // One alternation, longest first, applied in a single pass: text a replacement inserted
+    // (a digest) is never scanned again.
+    this.#embedded = long.length === 0 ? null : new RegExp(long.map(escapeRegExp).join("|"), "g");
+  }
+
+  /** A deep copy of `value` with every raw value digested (keys kept). */
+  redact<T>(value: T): T {
+    return this.#walk(value, undefined) as T;
+  }
+
+  #string(text: string): string {
+    if (VOCABULARY.has(text)) return text;
+    if (this.#exact.has(text)) return stableIdValueDigest(text);
+    if (this.#embedded === null || HASH_SHAPED.test(text)) return text;
+    return text.replace(this.#embedded, (raw) => stableIdValueDigest(raw));
+  }
+
+  #walk(value: unknown, key: string | undefined): unknown {
+    if (typeof value === "string") {
+      if (key === "contract_canonical") {
+        const digested = digestCanonicalPreimage(value);
+        if (digested !== null) return digested;
+      }
+      return this.#string(value);
+    }
+    if (Array.isArray(value)) return value.map((item) => this.#walk(item, undefined));
+    if (typeof value !== "object" || value === null) return value;
+    if (key === "stable_ids") return digestStableIdMap(value as Record<string, unknown>);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = this.#walk(v, k);
+    return out;
+  }
+}
+
+/**
+ * Redacts `value` against its own stable ids (every `stable_ids` member found inside it)
+ * plus `extraRawValues` (ids of records the caller read but did not include).
+ */
+export function redactStableIds<T>(value: T, extraRawValues: Iterable<string> = []): T {
+  const raws = new Set<string>(extraRawValues);
+  collectStableIdValues(value, raws);
+  return new StableIdRedactor(raws).redact(value);
+}
+
+function collectStableIdValues(value: unknown, into: Set<string>): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next !== "object" || next === null) continue;
+    if (Array.isArray(next)) {
+      stack.push(...(next as unknown[]));
+      continue;
+    }
+    for (const [k, v] of Object.entries(next)) {
+      if (k === "stable_ids") for (const raw of stableIdValues(v)) into.add(raw);
+      else if (k === "contract_canonical" && typeof v === "string") {
+        try {
+          for (const raw of stableIdValues((JSON.parse(v) as Record<string, unknown>)["stable_ids"])) into.add(raw);
+        } catch {
+          // not JSON: nothing to collect; the embedded pass still sees the known values
+        }
+      } else stack.push(v);
+    }
+  }
+}
