@@ -1,6 +1,9 @@
 /**
- * Vitest global setup: makes sure the generated migration module exists and, in CI,
- * that the Postgres server the suite needs is reachable (IRREVON_REQUIRE_POSTGRES=1 turns
- * a missing server into a failure instead of a skip).
+ * Vitest global setup: compiles sql/migrations into src/db/migrations.generated.ts (the same
+ * step `npm run build` runs), so `npx vitest` works in a fresh clone before any build.
  */
-export default function setup(): void {}
+import { execFileSync } from "node:child_process";
+
+export default function setup(): void {
+  execFileSync(process.execPath, ["scripts/compile-migrations.mjs"], { stdio: "inherit" });
+}
