@@ -86,7 +86,6 @@ export async function auditSettledEffect(
     return { status: "inconclusive", probeId, reason: "indeterminate" };
 
   const findings = await listFindings(ctx.db, effectId);
-  const settleSeq = execution.executionId;
   const base = { execution_id: execution.executionId, probe_ids: [probeId] };
   if (execution.frontier === "SETTLED_COMMITTED") {
     if (answer.result === "PRESENT" && (answer.nFound ?? 1) > 1) {
@@ -121,6 +120,7 @@ export async function auditSettledEffect(
     const lastClaim = attempts[attempts.length - 1];
     if (
       lastClaim !== undefined &&
+      entry.statusLagSeconds > 0 &&
       nowMs - Date.parse(lastClaim.claimedAt) < entry.statusLagSeconds * 1000
     ) {
       return { status: "inconclusive", probeId, reason: "lag_not_elapsed" };
@@ -130,7 +130,7 @@ export async function auditSettledEffect(
       adapterId: record.adapterId,
       destinationRef: null,
       classification: "CONTRADICTED",
-      evidence: { ...base, settle_execution_id: settleSeq, direction: "committed_then_vanished" },
+      evidence: { ...base, settle_execution_id: execution.executionId, direction: "committed_then_vanished" },
       createdBy: "reconciler",
     });
     emit(ctx, "finding_created", "warn", {

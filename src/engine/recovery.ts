@@ -4,10 +4,18 @@
  * evidence names the lease), then reconcile every open execution — before anything may
  * dispatch that operation again (the gate's frontier rule already refuses DISPATCHED and
  * AMBIGUOUS). Only LOST findings of effect types with a policy grant are re-dispatched
- * automatically. Re-entrant: a crash anywhere leaves work the next run finishes.
+ * automatically. Settled effects that a late response contradicted are audited. Re-entrant: a crash anywhere leaves work the next run finishes.
  * Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
  */
-import { listOpenAttempts, listOpenExecutions, recordRecoveryRun } from "../ledger/open-work.js";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import {
+  listAuditDue,
+  listOpenAttempts,
+  listOpenExecutions,
+  listOpenLostFindings,
+  recordRecoveryRun,
+} from "../ledger/open-work.js";
+import { auditSettledEffect } from "./audit-settled.js";
 import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { autoRedispatchLost } from "./auto-redispatch.js";
 import { emit, type EngineContext } from "./context.js";
@@ -28,6 +36,8 @@ export interface RecoveryReport {
   readonly closedAttempts: number;
   /** LOST effects re-dispatched under a policy grant. */
   readonly redispatched: number;
+  /** Settled effects audited because a late response contradicted their settlement. */
+  readonly audited: number;
   readonly runId: number;
   readonly outcomes: readonly ReconcileOutcome[];
 }
@@ -74,10 +84,25 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
   }
 
   // Drained after the whole scan, so a re-dispatch never overtakes an unadjudicated record.
+  // Also picks up LOST findings an online reconcile created earlier.
+  const granted = Object.keys(ctx.config.autoRedispatch);
+  const queue = new Set([...lostFindings, ...(await listOpenLostFindings(ctx.db, granted))]);
   let redispatched = 0;
-  for (const findingId of lostFindings) {
+  for (const findingId of queue) {
     const result = await autoRedispatchLost(ctx, findingId);
     if (result.status === "redispatched") redispatched += 1;
+  }
+
+  // A contradicting late response queues an audit of the settled effect (§6).
+  let audited = 0;
+  for (const effectId of await listAuditDue(ctx.db)) {
+    try {
+      await auditSettledEffect(ctx, effectId);
+      audited += 1;
+    } catch (e) {
+      // Not auditable (C3, no key, unconfigured adapter): the late response stays flagged.
+      if (!(e instanceof IrrevonError) || (e.code !== ErrorCode.capability_unsupported && e.code !== ErrorCode.illegal_state)) throw e;
+    }
   }
 
   const runId = await recordRecoveryRun(ctx.db, {
@@ -93,6 +118,7 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     inFlight,
     closedAttempts,
     redispatched,
+    audited,
     runId,
     outcomes,
   };
@@ -103,6 +129,7 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     in_flight: inFlight,
     closed_attempts: closedAttempts,
     redispatched,
+    audited,
   });
   return report;
 }

@@ -96,3 +96,34 @@ export async function recordRecoveryRun(db: Db, counts: RecoveryCounts): Promise
   );
   return toId(rows[0]?.run_id);
 }
+
+/**
+ * Effects owed an audit: a late response contradicted their settlement (§6) and no audit
+ * probe has been recorded since it arrived.
+ */
+export async function listAuditDue(q: Queryable): Promise<string[]> {
+  const { rows } = await q.query<{ effect_id: string }>(
+    `SELECT DISTINCT x.effect_id FROM late_responses l
+       JOIN dispatch_attempts a ON a.attempt_id = l.attempt_id
+       JOIN effect_executions x ON x.execution_id = a.execution_id
+      WHERE l.contradicts_settle
+        AND NOT EXISTS (
+          SELECT 1 FROM status_probes p JOIN effect_executions x2 ON x2.execution_id = p.execution_id
+           WHERE x2.effect_id = x.effect_id AND p.probe_kind = 'audit' AND p.recorded_at >= l.recorded_at)
+      ORDER BY x.effect_id`,
+  );
+  return rows.map((r) => r.effect_id);
+}
+
+/** OPEN LOST findings of records whose effect type is one of `effectTypes`. */
+export async function listOpenLostFindings(q: Queryable, effectTypes: readonly string[]): Promise<number[]> {
+  if (effectTypes.length === 0) return [];
+  const { rows } = await q.query<{ finding_id: unknown }>(
+    `SELECT f.finding_id FROM findings f JOIN effect_records r ON r.effect_id = f.effect_id
+      WHERE f.classification = 'LOST' AND r.effect_type = ANY($1::text[])
+        AND NOT EXISTS (SELECT 1 FROM finding_resolutions s WHERE s.finding_id = f.finding_id)
+      ORDER BY f.finding_id`,
+    [effectTypes],
+  );
+  return rows.map((r) => toId(r.finding_id));
+}

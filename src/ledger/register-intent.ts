@@ -208,6 +208,16 @@ export async function registerIntent(
   const stampedAt = normalizeRfc3339(intent.stampedAt);
   const eventTime = intent.eventTime === null ? null : normalizeRfc3339(intent.eventTime);
   return db.transaction(async (tx) => {
+    // D4 before anything is written: a stored record under this id with another preimage is
+    // a collision, never a merge (the table's CHECK would otherwise reject the insert first).
+    const existing = await tx.query<{ contract_canonical: string }>(
+      "SELECT contract_canonical FROM effect_records WHERE effect_id = $1",
+      [intent.identity.intentId],
+    );
+    const stored = existing.rows[0];
+    if (stored !== undefined) {
+      assertNoIdentityCollision({ intentId: intent.identity.intentId, canonical: stored.contract_canonical }, intent.identity);
+    }
     const created = await insertNew(tx, intent, declarationDigest, stampedAt, eventTime);
     const replay = created
       ? { variantDigest: null, authorityRefresh: false }

@@ -21,27 +21,27 @@ export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok
 export const CLASSIFICATION_FILTER_VALUES: readonly string[] = [...CLASSIFICATIONS, "UNRECONCILED"];
 
 export interface EffectsQuery {
-  readonly scope?: string;
-  readonly lifecycle?: readonly string[];
-  readonly classification?: readonly string[];
-  readonly effectType?: string;
-  readonly effectClass?: readonly string[];
-  readonly from?: string;
-  readonly to?: string;
+  readonly scope?: string | undefined;
+  readonly lifecycle?: readonly string[] | undefined;
+  readonly classification?: readonly string[] | undefined;
+  readonly effectType?: string | undefined;
+  readonly effectClass?: readonly string[] | undefined;
+  readonly from?: string | undefined;
+  readonly to?: string | undefined;
   readonly limit: number;
-  readonly cursor?: EffectsCursor;
+  readonly cursor?: EffectsCursor | undefined;
 }
 
 export interface FindingsQuery {
-  readonly classification?: readonly string[];
-  readonly resolutionStatus?: readonly string[];
-  readonly subjectEffectId?: string;
-  readonly adapter?: string;
-  readonly destinationRef?: string;
-  readonly from?: string;
-  readonly to?: string;
+  readonly classification?: readonly string[] | undefined;
+  readonly resolutionStatus?: readonly string[] | undefined;
+  readonly subjectEffectId?: string | undefined;
+  readonly adapter?: string | undefined;
+  readonly destinationRef?: string | undefined;
+  readonly from?: string | undefined;
+  readonly to?: string | undefined;
   readonly limit: number;
-  readonly cursor?: number;
+  readonly cursor?: number | undefined;
 }
 
 /** Longest parameter name echoed back; a hostile name cannot bloat the answer. */
@@ -132,10 +132,6 @@ const FINDING_SPECS: Readonly<Record<string, Spec>> = {
 const str = (v: Values[string] | undefined): string | undefined => (typeof v === "string" ? v : undefined);
 const list = (v: Values[string] | undefined): readonly string[] | undefined => (Array.isArray(v) ? (v as readonly string[]) : undefined);
 
-function omitUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
 /** Parses the effects-list filters. */
 export function parseEffectsQuery(params: URLSearchParams): Parsed<EffectsQuery> {
   const parsed = parseAll(params, EFFECT_SPECS);
@@ -146,7 +142,7 @@ export function parseEffectsQuery(params: URLSearchParams): Parsed<EffectsQuery>
   if (cursor === null) return invalid("cursor", "is not a cursor this server issued");
   return {
     ok: true,
-    value: omitUndefined<EffectsQuery>({
+    value: {
       scope: str(v["scope"]),
       lifecycle: list(v["lifecycle"]),
       classification: list(v["classification"]),
@@ -156,7 +152,7 @@ export function parseEffectsQuery(params: URLSearchParams): Parsed<EffectsQuery>
       to: str(v["to"]),
       limit: typeof v["limit"] === "number" ? v["limit"] : DEFAULT_LIMIT,
       cursor,
-    }),
+    },
   };
 }
 
@@ -170,7 +166,7 @@ export function parseFindingsQuery(params: URLSearchParams): Parsed<FindingsQuer
   if (cursor === null) return invalid("cursor", "is not a cursor this server issued");
   return {
     ok: true,
-    value: omitUndefined<FindingsQuery>({
+    value: {
       classification: list(v["classification"]),
       resolutionStatus: list(v["resolution_status"]),
       subjectEffectId: str(v["subject_effect_id"]),
@@ -180,7 +176,7 @@ export function parseFindingsQuery(params: URLSearchParams): Parsed<FindingsQuer
       to: str(v["to"]),
       limit: typeof v["limit"] === "number" ? v["limit"] : DEFAULT_LIMIT,
       cursor,
-    }),
+    },
   };
 }
 

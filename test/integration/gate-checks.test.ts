@@ -4,7 +4,7 @@
  * with strict `>`; branch cancellation; dedup cites executions and variants; frontier rules
  * (AMBIGUOUS ⇒ pending with no gate row and no attempt, CANCELLED ⇒ illegal_state,
  * SETTLED_FAILED ⇒ dedup/retryable_failed with the real check shown); scope_busy; late
- * outcomes ⇒ late_responses with the contradiction flag.
+ * outcomes ⇒ late_responses with the contradiction flag, which queues an audit.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { claimDispatch } from "../../src/ledger/claim-dispatch.js";
@@ -260,5 +260,10 @@ describeEachBackend("gate", (backend) => {
       "SELECT contradicts_settle FROM late_responses ORDER BY late_id",
     );
     expect(rows.map((r) => r.contradicts_settle)).toEqual([true, false]);
+    // The contradiction queues an audit: the destination never saw a create, so the
+    // committed settlement is contradicted (committed_then_vanished). Audited once only.
+    expect(await f.irrevon.recover()).toMatchObject({ audited: 1 });
+    expect(await f.irrevon.status(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED", classification: "CONTRADICTED" });
+    expect(await f.irrevon.recover()).toMatchObject({ audited: 0 });
   });
 });

@@ -4,10 +4,12 @@
  * must-match mismatch is identity_conflict with the mismatches and writes nothing; new
  * parameters or event_time ⇒ a parameter_variants row; new authority ⇒ appended authority;
  * an instant written two ways is the same value; a cancelled branch ⇒ INTENDED→CANCELLED;
- * concurrent registrations make one record.
+ * concurrent registrations make one record; a stored preimage that differs is identity_collision.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { canonicalDigest } from "../../src/core/canonical.js";
+import { validateIntentContract } from "../../src/core/contract.js";
+import { registerIntent } from "../../src/ledger/register-intent.js";
 import { describeEachBackend } from "../support/databases.js";
 import { expectAuditClean } from "../support/audit.js";
 import {
@@ -205,5 +207,24 @@ describeEachBackend("registrar", (backend) => {
       effect_executions: 1,
       effect_transitions: 2,
     });
+  });
+});
+
+describeEachBackend("registrar: identity collision (D4)", (backend) => {
+  it("the same intent id with a different stored preimage is identity_collision and writes nothing", async () => {
+    const f = await openEngineFixture(backend);
+    try {
+      const a = validateIntentContract(orderContract());
+      await registerIntent(f.ledger.app, a, "sha256:decl");
+      // Only a SHA-256 collision could produce this honestly; forge the derived identity instead.
+      const other = validateIntentContract(orderContract());
+      const forged = { ...other, identity: { ...other.identity, intentId: a.identity.intentId } };
+      await expect(registerIntent(f.ledger.app, forged, "sha256:decl")).rejects.toMatchObject({ code: "identity_collision" });
+      const { rows } = await f.ledger.app.query<{ n: unknown }>("SELECT count(*) AS n FROM parameter_variants");
+      expect(Number(rows[0]?.n)).toBe(0);
+      await expectAuditClean(f.ledger);
+    } finally {
+      await f.close();
+    }
   });
 });

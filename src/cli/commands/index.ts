@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { register as registerDemo } from "./demo.js";
+import { register as registerDoctor } from "./doctor.js";
 import { register as registerIdentity } from "./identity.js";
 import { register as registerInit } from "./init.js";
 import { register as registerInspect } from "./inspect.js";
@@ -19,6 +20,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerMigrate,
   registerDemo,
   registerInspect,
+  registerDoctor,
   registerIdentity,
   registerRefdest,
 ];

@@ -11,8 +11,8 @@ export type Dimension = "lifecycle" | "classification" | "resolution";
 
 /** A state badge: `<span class="badge s-AMBIGUOUS" data-dimension=… data-state=…>`. */
 export function badge(dimension: Dimension, state: string | null): SafeHtml {
-  const value = state ?? "—";
-  return html`<span class="badge s-${value}" data-dimension="${dimension}" data-state="${value}">${value}</span>`;
+  if (state === null) return html`<span class="none" data-dimension="${dimension}" data-state="none">—</span>`;
+  return html`<span class="badge s-${state}" data-dimension="${dimension}" data-state="${state}">${state}</span>`;
 }
 
 /** A long id shortened for tables; the full value stays in the title and in copy-paste. */
