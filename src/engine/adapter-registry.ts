@@ -22,6 +22,7 @@ export interface AdapterEntry {
   readonly idempotencyWindowSeconds: number | null;
 }
 
+/** The configured adapters, by adapter id. */
 export interface AdapterRegistry {
   get(adapterId: string): AdapterEntry | undefined;
   /** Throws capability_unsupported when `adapterId` is not configured. */

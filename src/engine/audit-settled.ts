@@ -20,6 +20,7 @@ import { callStatusQuery } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
 import { strongestKey } from "./reconcile-keys.js";
 
+/** What one audit found: nothing new, nothing provable, or a new finding. */
 export type AuditOutcome =
   | { readonly status: "consistent"; readonly probeId: number }
   | {
@@ -130,7 +131,11 @@ export async function auditSettledEffect(
       adapterId: record.adapterId,
       destinationRef: null,
       classification: "CONTRADICTED",
-      evidence: { ...base, settle_execution_id: execution.executionId, direction: "committed_then_vanished" },
+      evidence: {
+        ...base,
+        settle_execution_id: execution.executionId,
+        direction: "committed_then_vanished",
+      },
       createdBy: "reconciler",
     });
     emit(ctx, "finding_created", "warn", {

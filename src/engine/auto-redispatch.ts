@@ -13,6 +13,7 @@ import { readFinding } from "../ledger/resolve-finding.js";
 import { emit, type EngineContext } from "./context.js";
 import { dispatchEffect, type DispatchOutcome } from "./dispatcher.js";
 
+/** Whether a LOST finding was re-dispatched under a policy grant, and why not. */
 export type AutoRedispatchResult =
   | {
       readonly status: "not_granted";

@@ -11,6 +11,7 @@ import type { CrashPoints } from "./crash-points.js";
 import type { EngineEventName, EngineEventSeverity, EngineEventSink } from "./events.js";
 import type { LeaseKeeper } from "./lease-keeper.js";
 
+/** Everything one engine operation needs; built once by `openIrrevon`. */
 export interface EngineContext {
   readonly db: Db;
   readonly adapters: AdapterRegistry;

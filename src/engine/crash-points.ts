@@ -22,7 +22,9 @@ export const CrashSeam = {
   sweep_pre_finding: "sweep.pre_finding",
   recovery_after_record: "recovery.after_record",
 } as const;
+/** One named seam. */
 export type CrashSeam = (typeof CrashSeam)[keyof typeof CrashSeam];
+/** Every seam, in declaration order. */
 export const CRASH_SEAMS: readonly CrashSeam[] = Object.values(CrashSeam);
 
 /** What the engine calls at each seam. `hit` resolves at once when nothing is armed. */

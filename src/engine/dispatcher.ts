@@ -65,6 +65,7 @@ export interface ScopeBusyResult {
 /** What `dispatch` returns: expected outcomes are values, never exceptions. */
 export type DispatchOutcome = Dispatched | Denied | PendingReconciliation | ScopeBusyResult;
 
+/** Options of one dispatch. */
 export interface DispatchOptions {
   /** Gate variant; default follows how the execution was opened. */
   readonly variant?: GateVariant;

@@ -17,8 +17,10 @@ export const EngineEventName = {
   attempt_abandoned: "attempt_abandoned",
   lease_error: "lease_error",
 } as const;
+/** One event name of the closed catalog. */
 export type EngineEventName = (typeof EngineEventName)[keyof typeof EngineEventName];
 
+/** How loud an event is. */
 export type EngineEventSeverity = "debug" | "info" | "warn" | "error";
 
 /** Receives engine events. Must not throw. */
@@ -29,6 +31,7 @@ export type EngineEventSink = (event: {
   readonly [field: string]: unknown;
 }) => void;
 
+/** A sink that drops every event (the default). */
 export const discardEvents: EngineEventSink = () => undefined;
 
 /** A sink writing one JSON line per event to stderr. */

@@ -11,6 +11,7 @@ import type { Db } from "../db/db.js";
 import type { WorkerLease } from "../ledger/types.js";
 import { registerWorker, releaseWorker, renewWorker } from "../ledger/worker-leases.js";
 
+/** Holds this process's worker lease. */
 export interface LeaseKeeper {
   readonly workerId: string;
   /** The current lease; registers or renews first when less than `minRemainingMs` is left. */
@@ -21,6 +22,7 @@ export interface LeaseKeeper {
   release(): Promise<void>;
 }
 
+/** Options of {@link startLeaseKeeper}. */
 export interface LeaseKeeperOptions {
   readonly workerId: string;
   readonly ttlMs: number;

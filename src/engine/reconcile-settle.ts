@@ -12,6 +12,7 @@ import { recordEscalation, type EscalationReason } from "../ledger/escalations.j
 import { settleAmbiguous } from "../ledger/settle-ambiguous.js";
 import { emit, type EngineContext } from "./context.js";
 
+/** Who settles: the online reconciler or recovery. */
 export type SettleActor = "reconciler" | "recovery";
 
 /** A settle that lost the race to another writer. */

@@ -101,7 +101,11 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
       audited += 1;
     } catch (e) {
       // Not auditable (C3, no key, unconfigured adapter): the late response stays flagged.
-      if (!(e instanceof IrrevonError) || (e.code !== ErrorCode.capability_unsupported && e.code !== ErrorCode.illegal_state)) throw e;
+      if (
+        !(e instanceof IrrevonError) ||
+        (e.code !== ErrorCode.capability_unsupported && e.code !== ErrorCode.illegal_state)
+      )
+        throw e;
     }
   }
 

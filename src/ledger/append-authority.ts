@@ -9,6 +9,7 @@ import type { Db, Queryable } from "../db/db.js";
 import { requireRecord } from "./read-records.js";
 import { toId } from "./sql-util.js";
 
+/** An authority stamp: who allowed the effect, and when. */
 export interface AuthorityInput {
   readonly authorityRef: string;
   /** RFC 3339. */

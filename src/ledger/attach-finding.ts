@@ -11,6 +11,7 @@ import type { Classification, FindingCreator } from "../core/state-tables.js";
 import type { Db, Queryable } from "../db/db.js";
 import { jsonParam, toId } from "./sql-util.js";
 
+/** A finding to attach (through `ledger_attach_finding`). */
 export interface FindingInput {
   /** null only for ORPHANED. */
   readonly effectId: string | null;

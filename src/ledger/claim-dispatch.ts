@@ -18,6 +18,7 @@ import { latestReceipt, listExecutions, requireRecord } from "./read-records.js"
 import { jsonParam, relabelLeaseLost, toId } from "./sql-util.js";
 import type { ReceiptRow, StoredRecord, WorkerLease } from "./types.js";
 
+/** What T-CLAIM is asked to claim, and under which lease. */
 export interface ClaimRequest {
   readonly effectId: string;
   /** Default: from how the latest execution was opened (register ⇒ dispatch, …). */
@@ -68,6 +69,7 @@ export interface ScopeBusy {
   readonly blockingEffectId: string;
 }
 
+/** Every outcome of T-CLAIM that is not an error. */
 export type ClaimResult = ClaimedDispatch | DeniedDispatch | PendingDispatch | ScopeBusy;
 
 const VARIANT_BY_OPENER: Record<string, GateVariant> = {

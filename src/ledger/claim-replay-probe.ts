@@ -16,6 +16,7 @@ import { insertLateResponse, insertReceipt, type OutcomeInput } from "./record-o
 import { jsonParam, relabelLeaseLost, sqlStateOf, toId, withSavepoint } from "./sql-util.js";
 import type { StoredRecord, WorkerLease } from "./types.js";
 
+/** Outcome of claiming a C1 replay probe. */
 export type ReplayClaim =
   | {
       readonly status: "claimed";
@@ -102,6 +103,7 @@ export async function claimReplayProbe(
   }
 }
 
+/** Outcome of recording a replay probe's answer. */
 export type ReplayOutcomeResult =
   | {
       readonly status: "settled";

@@ -7,12 +7,14 @@
 import type { Queryable } from "../db/db.js";
 import { isoSql, jsonParam, toId } from "./sql-util.js";
 
+/** Why an execution was handed to a human. */
 export const EscalationReason = {
   no_covering_key: "no_covering_key",
   opaque_destination: "opaque_destination",
   indeterminate_budget: "indeterminate_budget",
   attempt_cap: "attempt_cap",
 } as const;
+/** One escalation reason. */
 export type EscalationReason = (typeof EscalationReason)[keyof typeof EscalationReason];
 
 /** Records an escalation; returns true if it is new (false: already escalated for that reason). */
@@ -33,6 +35,7 @@ export async function recordEscalation(
   return rows.length > 0;
 }
 
+/** A stored escalation. */
 export interface EscalationRow {
   readonly escalationId: number;
   readonly executionId: number;

@@ -55,8 +55,10 @@ export interface GateInputs {
   readonly waiveExecutionId?: number;
 }
 
+/** A check's verdict; `not_reached` after an earlier deny. */
 export type GateCheckStatus = "passed" | "denied" | "not_reached";
 
+/** One check as stored in `gate_decisions.checks`. */
 export interface GateCheckResult {
   readonly check: GateCheck;
   readonly status: GateCheckStatus;

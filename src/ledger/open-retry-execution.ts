@@ -12,6 +12,7 @@ import { appendAuthorityIn, checkAuthorityInput, type AuthorityInput } from "./a
 import { latestExecution, latestReceipt, requireRecord } from "./read-records.js";
 import { toId } from "./sql-util.js";
 
+/** A newly opened execution (new step, new operation id and key). */
 export interface OpenedExecution {
   readonly executionId: number;
   readonly step: number;

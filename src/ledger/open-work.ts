@@ -116,7 +116,10 @@ export async function listAuditDue(q: Queryable): Promise<string[]> {
 }
 
 /** OPEN LOST findings of records whose effect type is one of `effectTypes`. */
-export async function listOpenLostFindings(q: Queryable, effectTypes: readonly string[]): Promise<number[]> {
+export async function listOpenLostFindings(
+  q: Queryable,
+  effectTypes: readonly string[],
+): Promise<number[]> {
   if (effectTypes.length === 0) return [];
   const { rows } = await q.query<{ finding_id: unknown }>(
     `SELECT f.finding_id FROM findings f JOIN effect_records r ON r.effect_id = f.effect_id

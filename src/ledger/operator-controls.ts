@@ -9,6 +9,7 @@ import { EFFECT_CLASSES } from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
 import { jsonParam, toId } from "./sql-util.js";
 
+/** A deny-list entry; unset columns are wildcards. */
 export interface DenyEntryInput {
   readonly effectClass?: EffectClass;
   readonly effectType?: string;
@@ -67,6 +68,7 @@ export async function liftDenyEntry(db: Db, denyId: number): Promise<number> {
   });
 }
 
+/** Options of {@link cancelBranch}. */
 export interface CancelBranchOptions {
   /**
    * Also move every PERSISTED execution on the branch to CANCELLED (actor human). Without

@@ -20,6 +20,7 @@ import { findExecution } from "./read-records.js";
 import { jsonParam, LEASE_LOST_SQLSTATE, sqlStateOf, toId, withSavepoint } from "./sql-util.js";
 import type { WorkerLease } from "./types.js";
 
+/** One attempt's transport outcome, as the dispatcher or recovery saw it. */
 export interface OutcomeInput {
   readonly attemptId: number;
   readonly executionId: number;
@@ -32,6 +33,7 @@ export interface OutcomeInput {
   readonly lease: WorkerLease;
 }
 
+/** The receipt was recorded, or the response was kept as a late response. */
 export type OutcomeResult =
   | { readonly status: "recorded"; readonly receiptId: number; readonly lifecycle: LifecycleState }
   | {

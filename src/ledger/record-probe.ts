@@ -8,6 +8,7 @@ import type { ProbeKind, ProbeResult } from "../core/state-tables.js";
 import type { Queryable } from "../db/db.js";
 import { isoSql, jsonParam, toId } from "./sql-util.js";
 
+/** One status query and its answer. */
 export interface ProbeInput {
   readonly executionId: number;
   readonly adapterId: string;

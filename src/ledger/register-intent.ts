@@ -38,6 +38,7 @@ export interface RegisterResult {
   readonly authorityRefresh: boolean;
 }
 
+/** Options of {@link registerIntent}. */
 export interface RegisterOptions {
   /** Runs inside the transaction after every insert, before COMMIT (crash seam persist.pre_commit). */
   readonly beforeCommit?: () => Promise<void>;
@@ -216,7 +217,10 @@ export async function registerIntent(
     );
     const stored = existing.rows[0];
     if (stored !== undefined) {
-      assertNoIdentityCollision({ intentId: intent.identity.intentId, canonical: stored.contract_canonical }, intent.identity);
+      assertNoIdentityCollision(
+        { intentId: intent.identity.intentId, canonical: stored.contract_canonical },
+        intent.identity,
+      );
     }
     const created = await insertNew(tx, intent, declarationDigest, stampedAt, eventTime);
     const replay = created

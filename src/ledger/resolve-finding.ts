@@ -10,6 +10,7 @@ import type { Classification, ResolutionActor, ResolutionStatus } from "../core/
 import type { Db, Queryable } from "../db/db.js";
 import { isoSql, jsonParam, toId } from "./sql-util.js";
 
+/** One resolution status edge with its actor and evidence. */
 export interface ResolutionEdge {
   readonly from: ResolutionStatus;
   readonly to: ResolutionStatus;

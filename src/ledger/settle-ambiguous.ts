@@ -17,6 +17,7 @@ import { attachFindingIn } from "./attach-finding.js";
 import { resolveIn } from "./resolve-finding.js";
 import { jsonParam, toId } from "./sql-util.js";
 
+/** A settle of one AMBIGUOUS execution, with the finding it implies. */
 export interface SettleInput {
   readonly executionId: number;
   readonly to: Extract<LifecycleState, "SETTLED_COMMITTED" | "SETTLED_FAILED">;
@@ -38,6 +39,7 @@ export interface SettleInput {
   };
 }
 
+/** The settle's transition and finding ids. */
 export interface SettleResult {
   readonly transitionSeq: number;
   readonly findingId: number | null;

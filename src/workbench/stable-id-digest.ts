@@ -4,9 +4,10 @@
  * `"sha256:" + hex(SHA-256(UTF-8 raw value))` (not JCS), keys kept. Used on every JSON body
  * and on every view model before it becomes HTML.
  *
- * Two passes. The structural pass digests what is known to hold stable ids: any `stable_ids`
- * object member, and the stored identity preimage `contract_canonical` (re-rendered as JCS
- * with the values digested). The safety pass walks every other string and digests an exact
+ * Two passes. The structural pass is exactly core/value-digest's `redactRecordValues` (what
+ * `irrevon inspect --json` prints without `--reveal`): `stable_ids` values digested, the
+ * identity preimage `contract_canonical` (which embeds them) replaced by its own digest and
+ * flagged `contract_canonical_redacted`. The safety pass walks every other string and digests an exact
  * occurrence of a raw value (a probe's `stable_id` query key, a destination ref that happens
  * to be the order number), and an embedded occurrence inside longer free text (an endpoint
  * URL in evidence). Embedded matching skips values shorter than {@link MIN_EMBEDDED_LENGTH}
@@ -15,7 +16,7 @@
  * actors) are left alone: they are vocabulary, and digesting `SETTLED_COMMITTED` because some
  * id happens to equal it would break the views. Imports: core.
  */
-import { canonicalJson, sha256Hex } from "../core/canonical.js";
+import { sha256Hex } from "../core/canonical.js";
 import {
   ACTORS,
   CLASSIFICATIONS,
@@ -35,30 +36,15 @@ import {
   ResolutionActor,
   TransportOutcome,
 } from "../core/state-tables.js";
+import { digestStableIds, stableIdValueDigest } from "../core/value-digest.js";
 
 /** Raw values shorter than this are only digested where they are a whole string. */
 export const MIN_EMBEDDED_LENGTH = 4;
-
-const DIGEST_PREFIX = "sha256:";
-
-/** `"sha256:" + hex(SHA-256(UTF-8 of the raw value))`: how a stable-id value is shown. */
-export function stableIdValueDigest(raw: string): string {
-  return DIGEST_PREFIX + sha256Hex(raw);
-}
 
 /** The string values of a `stable_ids` object (anything else yields nothing). */
 export function stableIdValues(stableIds: unknown): string[] {
   if (typeof stableIds !== "object" || stableIds === null || Array.isArray(stableIds)) return [];
   return Object.values(stableIds as Record<string, unknown>).filter((v): v is string => typeof v === "string");
-}
-
-/** A `stable_ids` object with every value digested, keys kept. */
-export function digestStableIdMap(stableIds: Readonly<Record<string, unknown>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(stableIds)) {
-    out[key] = stableIdValueDigest(typeof value === "string" ? value : JSON.stringify(value));
-  }
-  return out;
 }
 
 const VOCABULARY: ReadonlySet<string> = new Set<string>([
@@ -91,21 +77,6 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** The identity preimage with its stable-id values digested (JCS again), or null if unparseable. */
-function digestCanonicalPreimage(text: string): string | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
-  const preimage = parsed as Record<string, unknown>;
-  const ids = preimage["stable_ids"];
-  if (typeof ids !== "object" || ids === null || Array.isArray(ids)) return null;
-  return canonicalJson({ ...preimage, stable_ids: digestStableIdMap(ids as Record<string, unknown>) });
-}
-
 /** Replaces raw stable-id values in arbitrary JSON-shaped data. Build once per response. */
 export class StableIdRedactor {
   readonly #exact: ReadonlySet<string>;
@@ -133,18 +104,19 @@ export class StableIdRedactor {
   }
 
   #walk(value: unknown, key: string | undefined): unknown {
-    if (typeof value === "string") {
-      if (key === "contract_canonical") {
-        const digested = digestCanonicalPreimage(value);
-        if (digested !== null) return digested;
-      }
-      return this.#string(value);
-    }
+    if (typeof value === "string") return this.#string(value);
     if (Array.isArray(value)) return value.map((item) => this.#walk(item, undefined));
     if (typeof value !== "object" || value === null) return value;
-    if (key === "stable_ids") return digestStableIdMap(value as Record<string, unknown>);
+    if (key === "stable_ids") return digestStableIds(value as Record<string, unknown>);
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = this.#walk(v, k);
+    let preimageRedacted = false;
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "contract_canonical" && typeof v === "string") {
+        out[k] = `sha256:${sha256Hex(v)}`;
+        preimageRedacted = true;
+      } else out[k] = this.#walk(v, k);
+    }
+    if (preimageRedacted && !("contract_canonical_redacted" in out)) out["contract_canonical_redacted"] = true;
     return out;
   }
 }

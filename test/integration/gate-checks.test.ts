@@ -263,7 +263,10 @@ describeEachBackend("gate", (backend) => {
     // The contradiction queues an audit: the destination never saw a create, so the
     // committed settlement is contradicted (committed_then_vanished). Audited once only.
     expect(await f.irrevon.recover()).toMatchObject({ audited: 1 });
-    expect(await f.irrevon.status(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED", classification: "CONTRADICTED" });
+    expect(await f.irrevon.status(effectId)).toMatchObject({
+      lifecycle: "SETTLED_COMMITTED",
+      classification: "CONTRADICTED",
+    });
     expect(await f.irrevon.recover()).toMatchObject({ audited: 0 });
   });
 });

@@ -219,8 +219,12 @@ describeEachBackend("registrar: identity collision (D4)", (backend) => {
       // Only a SHA-256 collision could produce this honestly; forge the derived identity instead.
       const other = validateIntentContract(orderContract());
       const forged = { ...other, identity: { ...other.identity, intentId: a.identity.intentId } };
-      await expect(registerIntent(f.ledger.app, forged, "sha256:decl")).rejects.toMatchObject({ code: "identity_collision" });
-      const { rows } = await f.ledger.app.query<{ n: unknown }>("SELECT count(*) AS n FROM parameter_variants");
+      await expect(registerIntent(f.ledger.app, forged, "sha256:decl")).rejects.toMatchObject({
+        code: "identity_collision",
+      });
+      const { rows } = await f.ledger.app.query<{ n: unknown }>(
+        "SELECT count(*) AS n FROM parameter_variants",
+      );
       expect(Number(rows[0]?.n)).toBe(0);
       await expectAuditClean(f.ledger);
     } finally {

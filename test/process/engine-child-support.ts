@@ -99,13 +99,18 @@ export class EngineChild {
   }
 
   /** Writes every command at once, then collects one RESULT per command, in order. */
-  async pipeline(commands: readonly string[], timeoutMs = 240_000): Promise<Array<Record<string, unknown>>> {
+  async pipeline(
+    commands: readonly string[],
+    timeoutMs = 240_000,
+  ): Promise<Array<Record<string, unknown>>> {
     this.#proc.stdin!.write(commands.map((c) => `${c}\n`).join(""));
     const results: Array<Record<string, unknown>> = [];
     while (results.length < commands.length) {
       const line = await this.nextLine(timeoutMs);
-      if (line === null) throw new Error(`engine child exited mid-pipeline: ${this.stderr.join("\n")}`);
-      if (line.startsWith("RESULT ")) results.push(JSON.parse(line.slice("RESULT ".length)) as Record<string, unknown>);
+      if (line === null)
+        throw new Error(`engine child exited mid-pipeline: ${this.stderr.join("\n")}`);
+      if (line.startsWith("RESULT "))
+        results.push(JSON.parse(line.slice("RESULT ".length)) as Record<string, unknown>);
     }
     return results;
   }

@@ -37,22 +37,44 @@ describe("engine child on an embedded ledger [pglite data dir]", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("lost response + SIGKILL: the next owner of the directory reconciles before any create", { timeout: 120_000 }, async () => {
-    const env = { IRREVON_DATA_DIR: join(dir, "ledger"), IRREVON_REFDEST_URL: server.url, IRREVON_WORKER_ID: "embedded-1" };
-    const first = await EngineChild.start(env);
-    await expect(EngineChild.start(env)).rejects.toThrow(/refused|died/);
-    expect(await first.call(`REGISTER ${JSON.stringify(ORDER)}`)).toMatchObject({ effectId: EFFECT, lifecycle: "PERSISTED" });
-    server.refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
-    expect(await first.call(`DISPATCH ${EFFECT}`)).toMatchObject({ lifecycle: "AMBIGUOUS" });
-    expect((await first.kill()).signal).toBe("SIGKILL");
-    const logBefore = server.refdest.requestLog().length;
+  it(
+    "lost response + SIGKILL: the next owner of the directory reconciles before any create",
+    { timeout: 120_000 },
+    async () => {
+      const env = {
+        IRREVON_DATA_DIR: join(dir, "ledger"),
+        IRREVON_REFDEST_URL: server.url,
+        IRREVON_WORKER_ID: "embedded-1",
+      };
+      const first = await EngineChild.start(env);
+      await expect(EngineChild.start(env)).rejects.toThrow(/refused|died/);
+      expect(await first.call(`REGISTER ${JSON.stringify(ORDER)}`)).toMatchObject({
+        effectId: EFFECT,
+        lifecycle: "PERSISTED",
+      });
+      server.refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+      expect(await first.call(`DISPATCH ${EFFECT}`)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+      expect((await first.kill()).signal).toBe("SIGKILL");
+      const logBefore = server.refdest.requestLog().length;
 
-    const second = await EngineChild.start(env);
-    expect(second.recovery).toMatchObject({ scanned: 1, adjudicated: 1 });
-    expect(server.refdest.requestLog().slice(logBefore).every((e) => e.op !== "create")).toBe(true);
-    expect(await second.call(`STATUS ${EFFECT}`)).toMatchObject({ lifecycle: "SETTLED_COMMITTED", classification: "CONFIRMED_UNIQUE" });
-    expect(await second.call(`DISPATCH ${EFFECT}`)).toMatchObject({ status: "denied", check: "dedup" });
-    await second.exit();
-    expect(server.refdest.truthDump().effects).toHaveLength(1);
-  });
+      const second = await EngineChild.start(env);
+      expect(second.recovery).toMatchObject({ scanned: 1, adjudicated: 1 });
+      expect(
+        server.refdest
+          .requestLog()
+          .slice(logBefore)
+          .every((e) => e.op !== "create"),
+      ).toBe(true);
+      expect(await second.call(`STATUS ${EFFECT}`)).toMatchObject({
+        lifecycle: "SETTLED_COMMITTED",
+        classification: "CONFIRMED_UNIQUE",
+      });
+      expect(await second.call(`DISPATCH ${EFFECT}`)).toMatchObject({
+        status: "denied",
+        check: "dedup",
+      });
+      await second.exit();
+      expect(server.refdest.truthDump().effects).toHaveLength(1);
+    },
+  );
 });

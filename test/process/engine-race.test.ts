@@ -51,44 +51,58 @@ describe.skipIf(SKIP_POSTGRES)("engine processes racing [postgres]", () => {
     await ledger.close();
   });
 
-  it(`${PROCESSES} processes × ${INTENTS} intents: one wire call per operation id`, { timeout: 300_000 }, async () => {
-    const children = await Promise.all(
-      Array.from({ length: PROCESSES }, (_, p) =>
-        EngineChild.start({
-          IRREVON_DATABASE_URL: ledger.url ?? "",
-          IRREVON_REFDEST_URL: server.url,
-          IRREVON_WORKER_ID: `racer-${p}`,
+  it(
+    `${PROCESSES} processes × ${INTENTS} intents: one wire call per operation id`,
+    { timeout: 300_000 },
+    async () => {
+      const children = await Promise.all(
+        Array.from({ length: PROCESSES }, (_, p) =>
+          EngineChild.start({
+            IRREVON_DATABASE_URL: ledger.url ?? "",
+            IRREVON_REFDEST_URL: server.url,
+            IRREVON_WORKER_ID: `racer-${p}`,
+          }),
+        ),
+      );
+      const results = await Promise.all(
+        children.map((child, p) => {
+          const order = shuffled(p + 1);
+          return (async () => {
+            const registered = await child.pipeline(
+              order.map((i) => `REGISTER ${JSON.stringify(contract(i))}`),
+            );
+            const ids = new Map<number, string>(
+              order.map((i, k) => [i, String(registered[k]?.["effectId"])]),
+            );
+            const dispatches = await child.pipeline(
+              order.map((i) => `DISPATCH ${ids.get(i) ?? ""}`),
+            );
+            return { registered, dispatches };
+          })();
         }),
-      ),
-    );
-    const results = await Promise.all(
-      children.map((child, p) => {
-        const order = shuffled(p + 1);
-        return (async () => {
-          const registered = await child.pipeline(order.map((i) => `REGISTER ${JSON.stringify(contract(i))}`));
-          const ids = new Map<number, string>(order.map((i, k) => [i, String(registered[k]?.["effectId"])]));
-          const dispatches = await child.pipeline(order.map((i) => `DISPATCH ${ids.get(i) ?? ""}`));
-          return { registered, dispatches };
-        })();
-      }),
-    );
-    for (const child of children) await child.exit();
+      );
+      for (const child of children) await child.exit();
 
-    const all = results.flatMap((r) => [...r.registered, ...r.dispatches]);
-    expect(all.filter((r) => "error" in r)).toEqual([]);
-    const dispatched = results.flatMap((r) => r.dispatches).filter((d) => d["status"] === "dispatched");
-    expect(dispatched).toHaveLength(INTENTS);
-    expect(results.flatMap((r) => r.registered).filter((r) => r["replayed"] === false)).toHaveLength(INTENTS);
+      const all = results.flatMap((r) => [...r.registered, ...r.dispatches]);
+      expect(all.filter((r) => "error" in r)).toEqual([]);
+      const dispatched = results
+        .flatMap((r) => r.dispatches)
+        .filter((d) => d["status"] === "dispatched");
+      expect(dispatched).toHaveLength(INTENTS);
+      expect(
+        results.flatMap((r) => r.registered).filter((r) => r["replayed"] === false),
+      ).toHaveLength(INTENTS);
 
-    const creates = server.refdest.requestLog().filter((e) => e.op === "create");
-    expect(creates).toHaveLength(INTENTS);
-    const refs = new Set(server.refdest.truthDump().effects.map((e) => e.client_ref));
-    expect(refs.size).toBe(INTENTS);
-    const counts = await ledger.app.query<{ records: unknown; attempts: unknown }>(
-      "SELECT (SELECT count(*) FROM effect_records) AS records, (SELECT count(*) FROM dispatch_attempts) AS attempts",
-    );
-    expect(Number(counts.rows[0]?.records)).toBe(INTENTS);
-    expect(Number(counts.rows[0]?.attempts)).toBe(INTENTS);
-    await expectAuditClean(ledger);
-  });
+      const creates = server.refdest.requestLog().filter((e) => e.op === "create");
+      expect(creates).toHaveLength(INTENTS);
+      const refs = new Set(server.refdest.truthDump().effects.map((e) => e.client_ref));
+      expect(refs.size).toBe(INTENTS);
+      const counts = await ledger.app.query<{ records: unknown; attempts: unknown }>(
+        "SELECT (SELECT count(*) FROM effect_records) AS records, (SELECT count(*) FROM dispatch_attempts) AS attempts",
+      );
+      expect(Number(counts.rows[0]?.records)).toBe(INTENTS);
+      expect(Number(counts.rows[0]?.attempts)).toBe(INTENTS);
+      await expectAuditClean(ledger);
+    },
+  );
 });
