@@ -106,7 +106,9 @@ export class EngineProcess {
       if (this.#exit !== null) return null;
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        throw new Error(`${this.label}: no matching line within ${timeoutMs} ms: ${this.stderrTail()}`);
+        throw new Error(
+          `${this.label}: no matching line within ${timeoutMs} ms: ${this.stderrTail()}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);
