@@ -123,12 +123,19 @@ async function runQuery<R>(
     throw mapDbError(e);
   }
   let broken: Error | undefined;
+  // A checked-out client that loses its connection emits 'error'; unheard, it would crash
+  // the process. Mark the client broken instead; the statement itself rejects too.
+  const onError = (e: Error): void => {
+    broken ??= e;
+  };
+  client.on("error", onError);
   try {
     return toResult<R>(await client.query(sql, params === undefined ? [] : [...params]));
   } catch (e) {
     if (!isStatementError(e)) broken = e instanceof Error ? e : new Error(String(e));
     throw mapDbError(e);
   } finally {
+    client.off("error", onError);
     client.release(broken);
   }
 }
@@ -145,6 +152,10 @@ async function runTransaction<T>(
     throw mapDbError(e);
   }
   let broken: Error | undefined;
+  const onError = (e: Error): void => {
+    broken ??= e; // see runQuery: a lost connection must not crash the process
+  };
+  client.on("error", onError);
   const tx: ScriptQueryable = {
     async query<R = Record<string, unknown>>(
       sql: string,
@@ -186,6 +197,7 @@ async function runTransaction<T>(
     }
     throw mapDbError(e);
   } finally {
+    client.off("error", onError);
     client.release(broken);
   }
 }

@@ -35,6 +35,18 @@ export interface EngineConfig {
   readonly redispatchAbsenceMaxAgeSeconds: number;
   /** Effect types recovery may re-dispatch after confirmed absence. Default: none. */
   readonly autoRedispatch: Readonly<Record<string, AutoRedispatchGrant>>;
+  /** An unmatched destination effect becomes ORPHANED only this long after its first sighting (destination time). */
+  readonly orphanGraceSeconds: number;
+  /** Distinct sweep runs that must have seen an effect unmatched before it is ORPHANED (≥ 2). */
+  readonly sweepMinRuns: number;
+  /** How far a default sweep window reaches back before the previous run's high-water mark. */
+  readonly sweepOverlapSeconds: number;
+  /** Upper bound of list pages one sweep run reads (a run that hits it reports `truncated`). */
+  readonly sweepMaxPages: number;
+  /** Settled effects a worker cycle audits at most (besides audits a late response queued). */
+  readonly auditPerCycle: number;
+  /** Only effects settled this recently are audited by the worker. */
+  readonly auditLookbackSeconds: number;
 }
 
 /** The defaults, as documented in docs/engine.md. */
@@ -49,6 +61,12 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   leaseTtlMs: 120_000,
   redispatchAbsenceMaxAgeSeconds: 600,
   autoRedispatch: {},
+  orphanGraceSeconds: 1_800,
+  sweepMinRuns: 2,
+  sweepOverlapSeconds: 600,
+  sweepMaxPages: 1_000,
+  auditPerCycle: 10,
+  auditLookbackSeconds: 86_400,
 };
 
 function requireNumber(name: string, value: number, min: number): void {
@@ -76,6 +94,13 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   // The lease must outlive one full dispatch, or a live call could be taken for abandoned.
   requireNumber("leaseTtlMs", config.leaseTtlMs, config.dispatchDeadlineMs + 1);
   requireNumber("redispatchAbsenceMaxAgeSeconds", config.redispatchAbsenceMaxAgeSeconds, 0);
+  requireNumber("orphanGraceSeconds", config.orphanGraceSeconds, 0);
+  // I10 / §7: one listing is never enough to call an effect an orphan.
+  requireNumber("sweepMinRuns", config.sweepMinRuns, 2);
+  requireNumber("sweepOverlapSeconds", config.sweepOverlapSeconds, 0);
+  requireNumber("sweepMaxPages", config.sweepMaxPages, 1);
+  requireNumber("auditPerCycle", config.auditPerCycle, 0);
+  requireNumber("auditLookbackSeconds", config.auditLookbackSeconds, 0);
   for (const [effectType, grant] of Object.entries(config.autoRedispatch)) {
     if (
       typeof grant.grantRef !== "string" ||

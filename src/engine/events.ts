@@ -16,6 +16,16 @@ export const EngineEventName = {
   recovery_completed: "recovery_completed",
   attempt_abandoned: "attempt_abandoned",
   lease_error: "lease_error",
+  sweep_completed: "sweep_completed",
+  worker_started: "worker.started",
+  worker_cycle: "worker.cycle",
+  worker_completed: "worker.completed",
+  worker_stop_requested: "worker.stop_requested",
+  worker_stopped: "worker.stopped",
+  worker_reconcile_error: "worker.reconcile_error",
+  worker_sweep_error: "worker.sweep_error",
+  worker_step_error: "worker.step_error",
+  worker_cycle_error: "worker.cycle_error",
 } as const;
 /** One event name of the closed catalog. */
 export type EngineEventName = (typeof EngineEventName)[keyof typeof EngineEventName];

@@ -11,8 +11,10 @@ import { validateIntentContract } from "../core/contract.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { LifecycleState } from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
+import { rejectAdvisory } from "../core/advisory-guard.js";
+import type { ResolutionAction } from "../core/state-tables.js";
 import type { AuthorityInput } from "../ledger/append-authority.js";
-import { appendAuthority, checkAuthorityInput } from "../ledger/append-authority.js";
+import { appendAuthority } from "../ledger/append-authority.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
 import { openRetryExecution, type OpenedExecution } from "../ledger/open-retry-execution.js";
 import {
@@ -23,10 +25,10 @@ import {
   type DenyEntryInput,
 } from "../ledger/operator-controls.js";
 import { latestExecution, requireRecord } from "../ledger/read-records.js";
-import { listProbes } from "../ledger/record-probe.js";
-import { beginRedispatch, closeReplacedFindings } from "../ledger/redispatch-resolution.js";
 import { registerIntent, type RegisterResult } from "../ledger/register-intent.js";
-import { listFindings, readFinding } from "../ledger/resolve-finding.js";
+import { listFindingsFiltered, type FindingFilter } from "../ledger/resolution-list.js";
+import { listFindings, type FindingState } from "../ledger/resolve-finding.js";
+import { readLedgerGauges, type LedgerGauges } from "../ledger/worker-gauges.js";
 import { settleAmbiguous } from "../ledger/settle-ambiguous.js";
 import { buildAdapterRegistry } from "./adapter-registry.js";
 import { auditSettledEffect, type AuditOutcome } from "./audit-settled.js";
@@ -41,6 +43,16 @@ import { openLedgerDatabase, type DatabaseOption } from "./open-database.js";
 import { reconcileEffect } from "./reconciler.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
 import { runRecovery, type RecoveryReport } from "./recovery.js";
+import { closeResolutionsAfterCommit } from "./resolution-hooks.js";
+import {
+  resolveFindingAction,
+  type ResolveActor,
+  type ResolveEvidence,
+  type ResolveOutcome,
+} from "./resolution.js";
+import { sweepAdapter, type SweepReport } from "./sweep.js";
+import type { SweepWindow } from "./sweep-window.js";
+import { runCycle, type CycleOptions, type CycleReport } from "./worker-cycle.js";
 
 /** Options of {@link openIrrevon}. */
 export interface OpenIrrevonOptions {
@@ -114,6 +126,29 @@ export interface Irrevon {
   retry(effectId: string, authority: AuthorityInput): Promise<OpenedExecution>;
   /** A human settles an AMBIGUOUS execution (cites the decision). */
   settleManually(effectId: string, decision: ManualSettlement): Promise<void>;
+  /**
+   * Lists one adapter's destination effects in a window (destination time; default: since the
+   * previous run's high-water mark) and records ORPHANED findings for effects no record
+   * explains after ≥ 2 runs and the grace period. Never creates records.
+   */
+  sweep(adapterId: string, window?: SweepWindow): Promise<SweepReport>;
+  /**
+   * Resolves a finding: ACCEPTED_AS_IS, ESCALATED_HUMAN, COMPENSATED (evidence
+   * `compensating_effect_id`) or REDISPATCHED (LOST only; evidence `fresh_authority_ref`,
+   * `stamped_at`). A human resolution needs `evidence.note`.
+   */
+  resolve(
+    findingId: number,
+    action: ResolutionAction,
+    evidence: ResolveEvidence,
+    actor?: ResolveActor,
+  ): Promise<ResolveOutcome>;
+  /** Findings across the ledger, filtered by class, current status, effect. */
+  findings(filter?: FindingFilter): Promise<FindingState[]>;
+  /** One background pass (reconcile, grants, resolutions, audits, optional sweep); see runWorker. */
+  cycle(options: CycleOptions): Promise<CycleReport>;
+  /** Health gauges of the ledger (open and ambiguous executions, oldest open age, open findings). */
+  gauges(): Promise<LedgerGauges>;
   /** A human re-dispatches a LOST effect: fresh authority, fresh ABSENT evidence, new step. */
   redispatchLost(
     findingId: number,
@@ -170,7 +205,7 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
   const db = opened.db;
 
   async function afterCommit(effectId: string, lifecycle: LifecycleState): Promise<void> {
-    if (lifecycle === "SETTLED_COMMITTED") await closeReplacedFindings(db, effectId);
+    if (lifecycle === "SETTLED_COMMITTED") await closeResolutionsAfterCommit(db, effectId);
   }
 
   return {
@@ -219,6 +254,7 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     inspect: (effectId) => inspectEffect(db, effectId),
     retry: (effectId, authority) => openRetryExecution(db, effectId, authority),
     async settleManually(effectId, decision) {
+      rejectAdvisory(decision);
       if (
         typeof decision.decidedBy !== "string" ||
         decision.decidedBy === "" ||
@@ -248,52 +284,23 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       });
     },
     async redispatchLost(findingId, authority, note) {
-      const fresh = checkAuthorityInput(authority);
-      const finding = await readFinding(db, findingId);
-      if (finding.classification !== "LOST" || finding.effectId === null) {
-        throw new IrrevonError(
-          ErrorCode.resolution_invalid,
-          "only a LOST finding can be re-dispatched (never a DUPLICATE)",
-          {
-            details: { finding_id: findingId, classification: finding.classification },
-          },
-        );
-      }
-      const latest = await latestExecution(db, finding.effectId);
-      const absent =
-        latest === null
-          ? []
-          : (await listProbes(db, latest.executionId)).filter((p) => p.result === "ABSENT");
-      const newest = absent[absent.length - 1];
-      const ageSeconds =
-        newest === undefined
-          ? Infinity
-          : (ctx.clock.now().getTime() - Date.parse(newest.queriedAt)) / 1000;
-      if (newest === undefined || ageSeconds > config.redispatchAbsenceMaxAgeSeconds) {
-        throw new IrrevonError(
-          ErrorCode.resolution_invalid,
-          "a re-dispatch needs fresh ABSENT evidence; reconcile or audit first",
-          {
-            details: {
-              finding_id: findingId,
-              newest_absent_probe_id: newest?.probeId ?? null,
-              max_age_s: config.redispatchAbsenceMaxAgeSeconds,
-            },
-          },
-        );
-      }
-      await beginRedispatch(db, {
-        findingId,
-        actor: "human",
-        authority: fresh,
-        evidence: { note, absent_probe_id: newest.probeId },
+      const outcome = await resolveFindingAction(ctx, findingId, "REDISPATCHED", {
+        note,
+        fresh_authority_ref: authority.authorityRef,
+        stamped_at: authority.stampedAt,
       });
-      const outcome = await dispatchEffect(ctx, finding.effectId, {
-        variant: "resolve_redispatch",
-      });
-      if (outcome.status === "dispatched") await afterCommit(finding.effectId, outcome.lifecycle);
-      return outcome;
+      if (outcome.redispatch === undefined)
+        throw new IrrevonError(ErrorCode.internal, "a re-dispatch resolution did not dispatch", {
+          details: { finding_id: findingId },
+        });
+      return outcome.redispatch.dispatch;
     },
+    sweep: (adapterId, window) => sweepAdapter(ctx, adapterId, window),
+    resolve: (findingId, action, evidence, actor) =>
+      resolveFindingAction(ctx, findingId, action, evidence, actor),
+    findings: (filter) => listFindingsFiltered(db, filter),
+    cycle: (cycleOptions) => runCycle(ctx, cycleOptions),
+    gauges: () => readLedgerGauges(db),
     operator: {
       addDenyEntry: (input) => addDenyEntry(db, input),
       liftDenyEntry: (denyId) => liftDenyEntry(db, denyId),

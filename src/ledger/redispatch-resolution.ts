@@ -7,7 +7,7 @@
  * a DUPLICATE (the SQL cell check refuses it, I8). Imports: core, db, ledger.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
-import type { ResolutionActor } from "../core/state-tables.js";
+import type { ResolutionActor, ResolutionStatus } from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
 import type { AuthorityInput } from "./append-authority.js";
 import { openExecutionIn, type OpenedExecution } from "./open-retry-execution.js";
@@ -22,6 +22,8 @@ export async function beginRedispatch(
     readonly actor: Extract<ResolutionActor, "human" | "policy_auto">;
     readonly authority: AuthorityInput;
     readonly evidence: Readonly<Record<string, unknown>>;
+    /** The status the caller saw; a different current status is stale_state (DT002). Default: current. */
+    readonly from?: ResolutionStatus;
   },
 ): Promise<OpenedExecution> {
   return db.transaction(async (tx) => {
@@ -33,7 +35,7 @@ export async function beginRedispatch(
         { details: { finding_id: input.findingId } },
       );
     }
-    const from = finding.status;
+    const from = input.from ?? finding.status;
     await resolveIn(tx, input.findingId, {
       from,
       to: "REDISPATCHED",

@@ -70,13 +70,15 @@ export interface FindingState {
   readonly createdAt: string;
 }
 
-const FINDING_SELECT = `SELECT f.finding_id, f.effect_id, f.adapter_id, f.destination_ref, f.classification,
+/** SELECT … FROM findings f with the current status (shared by the finding readers). */
+export const FINDING_SELECT = `SELECT f.finding_id, f.effect_id, f.adapter_id, f.destination_ref, f.classification,
          f.excess_effect_count, f.evidence, f.created_by, ${isoSql("f.created_at")} AS created_at,
          COALESCE((SELECT r.to_status FROM finding_resolutions r WHERE r.finding_id = f.finding_id
                     ORDER BY r.resolution_seq DESC LIMIT 1), 'OPEN') AS status
     FROM findings f`;
 
-interface FindingSqlRow {
+/** A row of {@link FINDING_SELECT}. */
+export interface FindingSqlRow {
   finding_id: unknown;
   effect_id: string | null;
   adapter_id: string;
@@ -89,7 +91,8 @@ interface FindingSqlRow {
   status: ResolutionStatus;
 }
 
-function toFindingState(r: FindingSqlRow): FindingState {
+/** Maps a {@link FINDING_SELECT} row. */
+export function toFindingState(r: FindingSqlRow): FindingState {
   return {
     findingId: toId(r.finding_id),
     effectId: r.effect_id,

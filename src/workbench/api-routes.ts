@@ -9,7 +9,15 @@ import type { Hono } from "hono";
 import type { WorkbenchEnv } from "./app-env.js";
 import { API_SCHEMA_VERSION, workbenchError, WorkbenchErrorCode } from "./http-errors.js";
 import { parseEffectsQuery, parseFindingsQuery, parseNoQuery } from "./query-params.js";
-import { adaptersView, effectItem, effectsPage, findingsPage, healthChecks, inspection, type Reader } from "./read-model.js";
+import {
+  adaptersView,
+  effectItem,
+  effectsPage,
+  findingsPage,
+  healthChecks,
+  inspection,
+  type Reader,
+} from "./read-model.js";
 import { errorJsonResponse, jsonResponse } from "./responses.js";
 import type { HealthCheck } from "./queries/health.js";
 
@@ -18,22 +26,35 @@ export const HEALTH_CACHE_MS = 5_000;
 
 const EFFECT_ID = "{[0-9a-f]{64}}";
 
-const notFound = (): Response => errorJsonResponse(workbenchError(WorkbenchErrorCode.not_found, "no effect record with this id"));
+const notFound = (): Response =>
+  errorJsonResponse(workbenchError(WorkbenchErrorCode.not_found, "no effect record with this id"));
 
 /** Registers the API routes on `app`. */
-export function registerApiRoutes(app: Hono<WorkbenchEnv>, read: Reader, now: () => number = Date.now): void {
+export function registerApiRoutes(
+  app: Hono<WorkbenchEnv>,
+  read: Reader,
+  now: () => number = Date.now,
+): void {
   app.get("/api/v1/effects", async (c) => {
     const query = parseEffectsQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return errorJsonResponse(query.error);
     const { value, asOf } = await effectsPage(read, query.value);
-    return jsonResponse(200, { schema_version: API_SCHEMA_VERSION, data: value.items, has_more: value.hasMore, next_cursor: value.nextCursor, as_of: asOf });
+    return jsonResponse(200, {
+      schema_version: API_SCHEMA_VERSION,
+      data: value.items,
+      has_more: value.hasMore,
+      next_cursor: value.nextCursor,
+      as_of: asOf,
+    });
   });
 
   app.get(`/api/v1/effects/:id${EFFECT_ID}`, async (c) => {
     const query = parseNoQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return errorJsonResponse(query.error);
     const { value, asOf } = await effectItem(read, c.req.param("id"));
-    return value === null ? notFound() : jsonResponse(200, { schema_version: API_SCHEMA_VERSION, data: value, as_of: asOf });
+    return value === null
+      ? notFound()
+      : jsonResponse(200, { schema_version: API_SCHEMA_VERSION, data: value, as_of: asOf });
   });
 
   app.get(`/api/v1/effects/:id${EFFECT_ID}/inspect`, async (c) => {
@@ -47,23 +68,41 @@ export function registerApiRoutes(app: Hono<WorkbenchEnv>, read: Reader, now: ()
     const query = parseFindingsQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return errorJsonResponse(query.error);
     const { value, asOf } = await findingsPage(read, query.value);
-    return jsonResponse(200, { schema_version: API_SCHEMA_VERSION, data: value.items, has_more: value.hasMore, next_cursor: value.nextCursor, as_of: asOf });
+    return jsonResponse(200, {
+      schema_version: API_SCHEMA_VERSION,
+      data: value.items,
+      has_more: value.hasMore,
+      next_cursor: value.nextCursor,
+      as_of: asOf,
+    });
   });
 
   app.get("/api/v1/adapters", async (c) => {
     const query = parseNoQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return errorJsonResponse(query.error);
     const { value, asOf } = await adaptersView(read);
-    return jsonResponse(200, { schema_version: API_SCHEMA_VERSION, data: value.declarations, ledger: value.ledger, as_of: asOf });
+    return jsonResponse(200, {
+      schema_version: API_SCHEMA_VERSION,
+      data: value.declarations,
+      ledger: value.ledger,
+      as_of: asOf,
+    });
   });
 
   app.get("/api/v1/bench-runs", (c) => {
     const query = parseNoQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return errorJsonResponse(query.error);
-    return jsonResponse(200, { schema_version: API_SCHEMA_VERSION, data: [], has_more: false, next_cursor: null, as_of: new Date(now()).toISOString() });
+    return jsonResponse(200, {
+      schema_version: API_SCHEMA_VERSION,
+      data: [],
+      has_more: false,
+      next_cursor: null,
+      as_of: new Date(now()).toISOString(),
+    });
   });
 
-  let cached: { readonly atMs: number; readonly checks: HealthCheck[]; readonly asOf: string } | undefined;
+  let cached:
+    { readonly atMs: number; readonly checks: HealthCheck[]; readonly asOf: string } | undefined;
   app.get("/api/v1/health", async (c) => {
     const query = parseNoQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return errorJsonResponse(query.error);

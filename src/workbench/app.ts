@@ -39,12 +39,20 @@ export interface WorkbenchAppOptions {
 export function createWorkbenchApp(options: WorkbenchAppOptions): Hono<WorkbenchEnv> {
   const { db, port } = options;
   if (db.role !== DbRole.read || isPrivilegedDb(db)) {
-    throw new IrrevonError(ErrorCode.usage, "the workbench must be given a database handle acting as irrevon_read", {
-      details: { role: db.role },
-    });
+    throw new IrrevonError(
+      ErrorCode.usage,
+      "the workbench must be given a database handle acting as irrevon_read",
+      {
+        details: { role: db.role },
+      },
+    );
   }
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new IrrevonError(ErrorCode.usage, "the workbench port must be an integer from 1 to 65535", { details: { port } });
+    throw new IrrevonError(
+      ErrorCode.usage,
+      "the workbench port must be an integer from 1 to 65535",
+      { details: { port } },
+    );
   }
   const isDemo = options.isDemo ?? false;
   const logger = options.logger ?? silentLogger;
@@ -55,13 +63,23 @@ export function createWorkbenchApp(options: WorkbenchAppOptions): Hono<Workbench
     const started = performance.now();
     await next();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
-    logRequest(logger, { method: c.req.method, pathname: c.req.path, status: c.res.status, durationMs: performance.now() - started });
+    logRequest(logger, {
+      method: c.req.method,
+      pathname: c.req.path,
+      status: c.res.status,
+      durationMs: performance.now() - started,
+    });
   });
 
   app.use("*", async (c, next) => {
     const incoming = (c.env as NodeBindings | undefined)?.incoming;
     const host = c.req.header("host");
-    const hosts = incoming !== undefined ? rawHeaderValues(incoming.rawHeaders, "host") : host === undefined ? [] : [host];
+    const hosts =
+      incoming !== undefined
+        ? rawHeaderValues(incoming.rawHeaders, "host")
+        : host === undefined
+          ? []
+          : [host];
     const refusal = checkRequest(c.req.method, hosts, port);
     if (refusal !== null) return errorJsonResponse(refusal.error, refusal.headers);
     await next();
@@ -73,14 +91,25 @@ export function createWorkbenchApp(options: WorkbenchAppOptions): Hono<Workbench
   const isApi = (path: string): boolean => path === "/api" || path.startsWith("/api/");
   app.notFound((c) => {
     const error = workbenchError(WorkbenchErrorCode.not_found, "no such page or route");
-    return isApi(c.req.path) ? errorJsonResponse(error) : htmlResponse(STATUS_OF[error.code], errorPage(error, isDemo));
+    return isApi(c.req.path)
+      ? errorJsonResponse(error)
+      : htmlResponse(STATUS_OF[error.code], errorPage(error, isDemo));
   });
   app.onError((e, c) => {
     const error = fromThrown(e);
     if (error.code === WorkbenchErrorCode.internal) {
-      logger.error({ event: "serve.error", error_name: e.name, code: e instanceof IrrevonError ? e.code : null }, "serve.error");
+      logger.error(
+        {
+          event: "serve.error",
+          error_name: e.name,
+          code: e instanceof IrrevonError ? e.code : null,
+        },
+        "serve.error",
+      );
     }
-    return isApi(c.req.path) ? errorJsonResponse(error) : htmlResponse(STATUS_OF[error.code], errorPage(error, isDemo));
+    return isApi(c.req.path)
+      ? errorJsonResponse(error)
+      : htmlResponse(STATUS_OF[error.code], errorPage(error, isDemo));
   });
   return app;
 }

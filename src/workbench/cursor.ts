@@ -21,7 +21,9 @@ const MAX_CURSOR_CHARS = 512;
 
 /** Encodes an effects cursor. */
 export function encodeEffectsCursor(cursor: EffectsCursor): string {
-  return Buffer.from(JSON.stringify({ c: cursor.createdAt, id: cursor.effectId }), "utf8").toString("base64url");
+  return Buffer.from(JSON.stringify({ c: cursor.createdAt, id: cursor.effectId }), "utf8").toString(
+    "base64url",
+  );
 }
 
 /** Decodes an effects cursor; null if it is not one this server issued. */
@@ -35,7 +37,13 @@ export function decodeEffectsCursor(text: string): EffectsCursor | null {
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
   const { c, id, ...rest } = parsed as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || !isRfc3339(c) || typeof id !== "string" || !EFFECT_ID.test(id)) return null;
+  if (
+    Object.keys(rest).length > 0 ||
+    !isRfc3339(c) ||
+    typeof id !== "string" ||
+    !EFFECT_ID.test(id)
+  )
+    return null;
   return { createdAt: c, effectId: id };
 }
 

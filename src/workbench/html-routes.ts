@@ -6,9 +6,20 @@
 import type { Hono } from "hono";
 import type { WorkbenchEnv } from "./app-env.js";
 import { APP_CSS } from "./assets/app-css.js";
-import { workbenchError, WorkbenchErrorCode, type WorkbenchError, STATUS_OF } from "./http-errors.js";
+import {
+  workbenchError,
+  WorkbenchErrorCode,
+  type WorkbenchError,
+  STATUS_OF,
+} from "./http-errors.js";
 import { parseEffectsQuery, parseFindingsQuery, parseNoQuery } from "./query-params.js";
-import { adaptersView, effectDetail, effectsPage, findingsPage, type Reader } from "./read-model.js";
+import {
+  adaptersView,
+  effectDetail,
+  effectsPage,
+  findingsPage,
+  type Reader,
+} from "./read-model.js";
 import { cssResponse, htmlResponse } from "./responses.js";
 import { adaptersPage } from "./views/adapters-page.js";
 import { effectPage } from "./views/effect-page.js";
@@ -18,7 +29,8 @@ import { findingsPage as renderFindings } from "./views/findings-page.js";
 
 /** Registers the HTML routes on `app`. */
 export function registerHtmlRoutes(app: Hono<WorkbenchEnv>, read: Reader, isDemo: boolean): void {
-  const fail = (error: WorkbenchError): Response => htmlResponse(STATUS_OF[error.code], errorPage(error, isDemo));
+  const fail = (error: WorkbenchError): Response =>
+    htmlResponse(STATUS_OF[error.code], errorPage(error, isDemo));
 
   app.get("/", (c) => c.redirect("/effects", 302));
 
@@ -29,15 +41,28 @@ export function registerHtmlRoutes(app: Hono<WorkbenchEnv>, read: Reader, isDemo
     const query = parseEffectsQuery(params);
     if (!query.ok) return fail(query.error);
     const { value, asOf } = await effectsPage(read, query.value);
-    return htmlResponse(200, renderEffects({ items: value.items, nextCursor: value.nextCursor, current: params, asOf, isDemo }));
+    return htmlResponse(
+      200,
+      renderEffects({
+        items: value.items,
+        nextCursor: value.nextCursor,
+        current: params,
+        asOf,
+        isDemo,
+      }),
+    );
   });
 
   app.get("/effects/:id{[0-9a-f]{64}}", async (c) => {
     const query = parseNoQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return fail(query.error);
     const { value, asOf } = await effectDetail(read, c.req.param("id"));
-    if (value === null) return fail(workbenchError(WorkbenchErrorCode.not_found, "no effect record with this id"));
-    return htmlResponse(200, effectPage({ doc: value.doc, probeCitations: value.probeCitations, asOf, isDemo }));
+    if (value === null)
+      return fail(workbenchError(WorkbenchErrorCode.not_found, "no effect record with this id"));
+    return htmlResponse(
+      200,
+      effectPage({ doc: value.doc, probeCitations: value.probeCitations, asOf, isDemo }),
+    );
   });
 
   app.get("/findings", async (c) => {
@@ -45,13 +70,25 @@ export function registerHtmlRoutes(app: Hono<WorkbenchEnv>, read: Reader, isDemo
     const query = parseFindingsQuery(params);
     if (!query.ok) return fail(query.error);
     const { value, asOf } = await findingsPage(read, query.value);
-    return htmlResponse(200, renderFindings({ items: value.items, nextCursor: value.nextCursor, current: params, asOf, isDemo }));
+    return htmlResponse(
+      200,
+      renderFindings({
+        items: value.items,
+        nextCursor: value.nextCursor,
+        current: params,
+        asOf,
+        isDemo,
+      }),
+    );
   });
 
   app.get("/adapters", async (c) => {
     const query = parseNoQuery(new URL(c.req.url).searchParams);
     if (!query.ok) return fail(query.error);
     const { value, asOf } = await adaptersView(read);
-    return htmlResponse(200, adaptersPage({ declarations: value.declarations, ledger: value.ledger, asOf, isDemo }));
+    return htmlResponse(
+      200,
+      adaptersPage({ declarations: value.declarations, ledger: value.ledger, asOf, isDemo }),
+    );
   });
 }

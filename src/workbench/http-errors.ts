@@ -53,11 +53,21 @@ export function workbenchError(
 /** The JSON error envelope. */
 export function errorEnvelope(error: WorkbenchError): {
   schema_version: string;
-  error: { code: string; message: string; retryable: boolean; details: Readonly<Record<string, unknown>> };
+  error: {
+    code: string;
+    message: string;
+    retryable: boolean;
+    details: Readonly<Record<string, unknown>>;
+  };
 } {
   return {
     schema_version: API_SCHEMA_VERSION,
-    error: { code: error.code, message: error.message, retryable: error.retryable, details: error.details },
+    error: {
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable,
+      details: error.details,
+    },
   };
 }
 
@@ -69,9 +79,15 @@ export function errorEnvelope(error: WorkbenchError): {
 export function fromThrown(e: unknown): WorkbenchError {
   if (e instanceof IrrevonError) {
     if (e.code === ErrorCode.storage_unavailable) {
-      return workbenchError(WorkbenchErrorCode.storage_unavailable, "the ledger database is unavailable", {}, true);
+      return workbenchError(
+        WorkbenchErrorCode.storage_unavailable,
+        "the ledger database is unavailable",
+        {},
+        true,
+      );
     }
-    if (e.code === ErrorCode.not_found) return workbenchError(WorkbenchErrorCode.not_found, "not found");
+    if (e.code === ErrorCode.not_found)
+      return workbenchError(WorkbenchErrorCode.not_found, "not found");
   }
   return workbenchError(WorkbenchErrorCode.internal, "internal error");
 }

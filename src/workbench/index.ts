@@ -5,7 +5,13 @@
  * points and tests.
  */
 export { createWorkbenchApp, type WorkbenchAppOptions } from "./app.js";
-export { startWorkbench, DEFAULT_WORKBENCH_PORT, WORKBENCH_HOST, type RunningWorkbench, type StartWorkbenchOptions } from "./server.js";
-export { redactStableIds, StableIdRedactor, MIN_EMBEDDED_LENGTH } from "./stable-id-digest.js";
+export {
+  startWorkbench,
+  DEFAULT_WORKBENCH_PORT,
+  WORKBENCH_HOST,
+  type RunningWorkbench,
+  type StartWorkbenchOptions,
+} from "./server.js";
+export { redactStableIds, StableIdRedactor, MIN_EMBEDDED_LENGTH } from "../core/stable-id-redaction.js";
 export { silentLogger, type WorkbenchLogger } from "./request-log.js";
 export { WorkbenchErrorCode } from "./http-errors.js";

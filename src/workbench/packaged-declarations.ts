@@ -40,7 +40,8 @@ const PACKAGED: readonly CapabilityDeclaration[] = [
   REFDEST_C3_DECLARATION,
 ];
 
-const seconds = (lag: string | null): number | null => (lag === null ? null : parseIsoDurationSeconds(lag));
+const seconds = (lag: string | null): number | null =>
+  lag === null ? null : parseIsoDurationSeconds(lag);
 
 function toView(d: CapabilityDeclaration): DeclarationView {
   return {

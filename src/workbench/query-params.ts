@@ -7,7 +7,12 @@
  * which is what an HTML form sends for "any". Imports: core, workbench.
  */
 import { isRfc3339 } from "../core/rfc3339.js";
-import { CLASSIFICATIONS, EFFECT_CLASSES, LIFECYCLE_STATES, RESOLUTION_STATUSES } from "../core/state-tables.js";
+import {
+  CLASSIFICATIONS,
+  EFFECT_CLASSES,
+  LIFECYCLE_STATES,
+  RESOLUTION_STATUSES,
+} from "../core/state-tables.js";
 import { decodeEffectsCursor, decodeFindingsCursor, type EffectsCursor } from "./cursor.js";
 import { workbenchError, WorkbenchErrorCode, type WorkbenchError } from "./http-errors.js";
 
@@ -15,7 +20,8 @@ export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 500;
 
 /** A parse result: the value, or the answer to send. */
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: WorkbenchError };
+export type Parsed<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: WorkbenchError };
 
 /** Classification filter values: the five classes plus UNRECONCILED (no finding yet). */
 export const CLASSIFICATION_FILTER_VALUES: readonly string[] = [...CLASSIFICATIONS, "UNRECONCILED"];
@@ -49,7 +55,14 @@ const MAX_NAME_ECHO = 64;
 
 function invalid(name: string, message: string): { ok: false; error: WorkbenchError } {
   const parameter = name.length > MAX_NAME_ECHO ? `${name.slice(0, MAX_NAME_ECHO)}…` : name;
-  return { ok: false, error: workbenchError(WorkbenchErrorCode.query_invalid, `query parameter '${parameter}' ${message}`, { parameter }) };
+  return {
+    ok: false,
+    error: workbenchError(
+      WorkbenchErrorCode.query_invalid,
+      `query parameter '${parameter}' ${message}`,
+      { parameter },
+    ),
+  };
 }
 
 type Spec =
@@ -64,25 +77,40 @@ type Values = Record<string, string | readonly string[] | number>;
 
 const EFFECT_ID = /^[0-9a-f]{64}$/;
 
-function parseOne(name: string, spec: Spec, raw: readonly string[]): Parsed<string | readonly string[] | number> {
+function parseOne(
+  name: string,
+  spec: Spec,
+  raw: readonly string[],
+): Parsed<string | readonly string[] | number> {
   if (spec.kind === "enum") {
     const values = raw.flatMap((v) => v.split(",")).filter((v) => v !== "");
-    if (values.some((v) => !spec.values.includes(v))) return invalid(name, `must be one of ${spec.values.join(", ")}`);
+    if (values.some((v) => !spec.values.includes(v)))
+      return invalid(name, `must be one of ${spec.values.join(", ")}`);
     return { ok: true, value: [...new Set(values)] };
   }
   if (raw.length > 1) return invalid(name, "may be given once");
   const value = raw[0] ?? "";
   switch (spec.kind) {
     case "text":
-      return value.length > spec.maxChars ? invalid(name, `must be at most ${spec.maxChars} characters`) : { ok: true, value };
+      return value.length > spec.maxChars
+        ? invalid(name, `must be at most ${spec.maxChars} characters`)
+        : { ok: true, value };
     case "time":
-      return isRfc3339(value) ? { ok: true, value } : invalid(name, "must be an RFC 3339 date-time");
+      return isRfc3339(value)
+        ? { ok: true, value }
+        : invalid(name, "must be an RFC 3339 date-time");
     case "limit": {
-      if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1) return invalid(name, `must be an integer from 1 (larger values are clamped to ${MAX_LIMIT})`);
+      if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 1)
+        return invalid(
+          name,
+          `must be an integer from 1 (larger values are clamped to ${MAX_LIMIT})`,
+        );
       return { ok: true, value: Math.min(Number(value), MAX_LIMIT) };
     }
     case "effect_id":
-      return EFFECT_ID.test(value) ? { ok: true, value } : invalid(name, "must be 64 lowercase hex characters");
+      return EFFECT_ID.test(value)
+        ? { ok: true, value }
+        : invalid(name, "must be 64 lowercase hex characters");
     case "cursor":
       return { ok: true, value };
   }
@@ -129,8 +157,10 @@ const FINDING_SPECS: Readonly<Record<string, Spec>> = {
   cursor: { kind: "cursor" },
 };
 
-const str = (v: Values[string] | undefined): string | undefined => (typeof v === "string" ? v : undefined);
-const list = (v: Values[string] | undefined): readonly string[] | undefined => (Array.isArray(v) ? (v as readonly string[]) : undefined);
+const str = (v: Values[string] | undefined): string | undefined =>
+  typeof v === "string" ? v : undefined;
+const list = (v: Values[string] | undefined): readonly string[] | undefined =>
+  Array.isArray(v) ? (v as readonly string[]) : undefined;
 
 /** Parses the effects-list filters. */
 export function parseEffectsQuery(params: URLSearchParams): Parsed<EffectsQuery> {

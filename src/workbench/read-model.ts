@@ -9,14 +9,23 @@ import { IrrevonError, ErrorCode } from "../core/errors.js";
 import type { Db, Queryable } from "../db/db.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
 import { isoSql } from "../ledger/sql-util.js";
-import { declarationByDigest, packagedDeclarations, type DeclarationView } from "./packaged-declarations.js";
-import { listEffects, readEffectItem, type EffectItem, type EffectPage } from "./queries/effect-items.js";
+import {
+  declarationByDigest,
+  packagedDeclarations,
+  type DeclarationView,
+} from "./packaged-declarations.js";
+import {
+  listEffects,
+  readEffectItem,
+  type EffectItem,
+  type EffectPage,
+} from "./queries/effect-items.js";
 import { listFindings, type FindingPage } from "./queries/findings-list.js";
 import { runHealthChecks, type HealthCheck } from "./queries/health.js";
 import { readLedgerAdapters, type LedgerAdapterUse } from "./queries/ledger-adapters.js";
 import { readProbeDeclarations } from "./queries/probe-declarations.js";
 import type { EffectsQuery, FindingsQuery } from "./query-params.js";
-import { redactStableIds } from "./stable-id-digest.js";
+import { redactStableIds } from "../core/stable-id-redaction.js";
 import type { ProbeCitation } from "./views/effect-sections.js";
 
 /** A value and the snapshot time it was read at. */
@@ -43,13 +52,19 @@ export function readerFor(db: Db): Reader {
 }
 
 /** A page of effects, digested. */
-export async function effectsPage(read: Reader, query: EffectsQuery): Promise<Snapshot<EffectPage>> {
+export async function effectsPage(
+  read: Reader,
+  query: EffectsQuery,
+): Promise<Snapshot<EffectPage>> {
   const snap = await read((q) => listEffects(q, query));
   return { ...snap, value: { ...snap.value, items: redactStableIds(snap.value.items) } };
 }
 
 /** One effect's list item, digested; null when unknown. */
-export async function effectItem(read: Reader, effectId: string): Promise<Snapshot<EffectItem | null>> {
+export async function effectItem(
+  read: Reader,
+  effectId: string,
+): Promise<Snapshot<EffectItem | null>> {
   const snap = await read((q) => readEffectItem(q, effectId));
   return { ...snap, value: snap.value === null ? null : redactStableIds(snap.value) };
 }
@@ -70,13 +85,19 @@ async function inspectOrNull(q: Queryable, effectId: string): Promise<EffectInsp
 }
 
 /** The digested inspect document (what `irrevon inspect --json` prints); null when unknown. */
-export async function inspection(read: Reader, effectId: string): Promise<Snapshot<EffectInspection | null>> {
+export async function inspection(
+  read: Reader,
+  effectId: string,
+): Promise<Snapshot<EffectInspection | null>> {
   const snap = await read((q) => inspectOrNull(q, effectId));
   return { ...snap, value: snap.value === null ? null : redactStableIds(snap.value) };
 }
 
 /** Everything the effect page shows; null when unknown. */
-export async function effectDetail(read: Reader, effectId: string): Promise<Snapshot<EffectDetail | null>> {
+export async function effectDetail(
+  read: Reader,
+  effectId: string,
+): Promise<Snapshot<EffectDetail | null>> {
   const snap = await read(async (q) => {
     const doc = await inspectOrNull(q, effectId);
     return doc === null ? null : { doc, probes: await readProbeDeclarations(q, effectId) };
@@ -94,10 +115,20 @@ export async function effectDetail(read: Reader, effectId: string): Promise<Snap
 }
 
 /** A page of findings, digested against the subject effects' stable ids. */
-export async function findingsPage(read: Reader, query: FindingsQuery): Promise<Snapshot<FindingPage>> {
+export async function findingsPage(
+  read: Reader,
+  query: FindingsQuery,
+): Promise<Snapshot<FindingPage>> {
   const snap = await read((q) => listFindings(q, query));
   const page = snap.value;
-  return { ...snap, value: { ...page, items: redactStableIds(page.items, page.subjectStableIdValues), subjectStableIdValues: [] } };
+  return {
+    ...snap,
+    value: {
+      ...page,
+      items: redactStableIds(page.items, page.subjectStableIdValues),
+      subjectStableIdValues: [],
+    },
+  };
 }
 
 /** Packaged declarations and the ledger's use of them. */
@@ -120,7 +151,10 @@ export async function healthChecks(read: Reader): Promise<Snapshot<HealthCheck[]
     if (!(e instanceof IrrevonError)) throw e;
     return {
       asOf: new Date().toISOString(),
-      value: (["storage", "read_role", "read_only", "schema"] as const).map((name) => ({ name, status: "fail" as const })),
+      value: (["storage", "read_role", "read_only", "schema"] as const).map((name) => ({
+        name,
+        status: "fail" as const,
+      })),
     };
   }
 }

@@ -60,10 +60,18 @@ export function acceptedHosts(port: number): readonly string[] {
  * Checks one request. `hostValues` holds every Host header value as received (a request with
  * two Host headers is refused, whatever they say). Null = pass.
  */
-export function checkRequest(method: string, hostValues: readonly string[], port: number): GuardRefusal | null {
+export function checkRequest(
+  method: string,
+  hostValues: readonly string[],
+  port: number,
+): GuardRefusal | null {
   if (!(ALLOWED_METHODS as readonly string[]).includes(method)) {
     return {
-      error: workbenchError(WorkbenchErrorCode.method_not_allowed, "only GET and HEAD are implemented", { allow: [...ALLOWED_METHODS] }),
+      error: workbenchError(
+        WorkbenchErrorCode.method_not_allowed,
+        "only GET and HEAD are implemented",
+        { allow: [...ALLOWED_METHODS] },
+      ),
       // Closing the connection is what lets us leave an announced body unread.
       headers: { Allow: ALLOW_HEADER, Connection: "close" },
     };
@@ -71,7 +79,10 @@ export function checkRequest(method: string, hostValues: readonly string[], port
   const [host, ...more] = hostValues;
   if (host === undefined || more.length > 0 || !acceptedHosts(port).includes(host.toLowerCase())) {
     return {
-      error: workbenchError(WorkbenchErrorCode.host_rejected, "the Host header must name this server's loopback address"),
+      error: workbenchError(
+        WorkbenchErrorCode.host_rejected,
+        "the Host header must name this server's loopback address",
+      ),
       headers: {},
     };
   }

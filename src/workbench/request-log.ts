@@ -29,8 +29,10 @@ const KNOWN_PATHS: ReadonlySet<string> = new Set([
 /** The route a path belongs to, for the log. */
 export function normalizePath(pathname: string): string {
   if (KNOWN_PATHS.has(pathname)) return pathname;
-  if (new RegExp(`^/api/v1/effects/${EFFECT_ID}$`).test(pathname)) return "/api/v1/effects/:effect_id";
-  if (new RegExp(`^/api/v1/effects/${EFFECT_ID}/inspect$`).test(pathname)) return "/api/v1/effects/:effect_id/inspect";
+  if (new RegExp(`^/api/v1/effects/${EFFECT_ID}$`).test(pathname))
+    return "/api/v1/effects/:effect_id";
+  if (new RegExp(`^/api/v1/effects/${EFFECT_ID}/inspect$`).test(pathname))
+    return "/api/v1/effects/:effect_id/inspect";
   if (new RegExp(`^/effects/${EFFECT_ID}$`).test(pathname)) return "/effects/:effect_id";
   if (pathname.startsWith("/api/")) return "/api/unknown";
   if (pathname.startsWith("/assets/")) return "/assets";
@@ -45,7 +47,12 @@ export function normalizeMethod(method: string): string {
 /** Writes the `serve.request` line. */
 export function logRequest(
   logger: WorkbenchLogger,
-  entry: { readonly method: string; readonly pathname: string; readonly status: number; readonly durationMs: number },
+  entry: {
+    readonly method: string;
+    readonly pathname: string;
+    readonly status: number;
+    readonly durationMs: number;
+  },
 ): void {
   logger.info(
     {

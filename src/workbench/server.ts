@@ -8,15 +8,33 @@
  * is closed instead). Imports: db, workbench.
  */
 import { getRequestListener } from "@hono/node-server";
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { Db } from "../db/db.js";
 import { createWorkbenchApp } from "./app.js";
-import { API_SCHEMA_VERSION, errorEnvelope, STATUS_OF, workbenchError, WorkbenchErrorCode } from "./http-errors.js";
+import {
+  API_SCHEMA_VERSION,
+  errorEnvelope,
+  STATUS_OF,
+  workbenchError,
+  WorkbenchErrorCode,
+} from "./http-errors.js";
 import { logRequest, silentLogger, type WorkbenchLogger } from "./request-log.js";
-import { ALLOW_HEADER, checkRequest, rawHeaderValues, SECURITY_HEADERS, type GuardRefusal } from "./request-guards.js";
+import {
+  ALLOW_HEADER,
+  checkRequest,
+  rawHeaderValues,
+  SECURITY_HEADERS,
+  type GuardRefusal,
+} from "./request-guards.js";
 
 /** The workbench's default port (reference §10.1). */
 export const DEFAULT_WORKBENCH_PORT = 5180;
@@ -59,7 +77,11 @@ function refusalBody(refusal: GuardRefusal): string {
 
 /** A 405 for requests the parser refused: nothing about them can be trusted, so close. */
 const METHOD_REFUSAL: GuardRefusal = {
-  error: workbenchError(WorkbenchErrorCode.method_not_allowed, "only GET and HEAD are implemented", { allow: ["GET", "HEAD"] }),
+  error: workbenchError(
+    WorkbenchErrorCode.method_not_allowed,
+    "only GET and HEAD are implemented",
+    { allow: ["GET", "HEAD"] },
+  ),
   headers: { Allow: ALLOW_HEADER, Connection: "close" },
 };
 
@@ -71,21 +93,22 @@ function writeRaw(socket: Duplex, status: number, refusal: GuardRefusal | null):
     refusal === null
       ? { ...SECURITY_HEADERS, Connection: "close", "Content-Length": "0" }
       : { ...refusalHeaders(refusal, Buffer.byteLength(body)), Connection: "close" };
-  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
 }
 
+/** Status for a request the HTTP parser refused, by Node's error code (default 400). */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, number>> = {
+  HPE_INVALID_METHOD: 405,
+  HPE_HEADER_OVERFLOW: 431,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
 function clientErrorStatus(code: string | undefined): number {
-  switch (code) {
-    case "HPE_INVALID_METHOD":
-      return 405;
-    case "HPE_HEADER_OVERFLOW":
-      return 431;
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-      return 408;
-    default:
-      return 400;
-  }
+  return (code === undefined ? undefined : CLIENT_ERROR_STATUS[code]) ?? 400;
 }
 
 function pathnameOf(url: string | undefined): string {
@@ -116,40 +139,68 @@ export async function startWorkbench(options: StartWorkbenchOptions): Promise<Ru
     writeRaw(socket, status, status === 405 ? METHOD_REFUSAL : null);
   });
   server.on("connect", (req: IncomingMessage, socket: Duplex) => {
-    logRequest(logger, { method: req.method ?? "CONNECT", pathname: "/unknown", status: 405, durationMs: 0 });
+    logRequest(logger, {
+      method: req.method ?? "CONNECT",
+      pathname: "/unknown",
+      status: 405,
+      durationMs: 0,
+    });
     writeRaw(socket, 405, METHOD_REFUSAL);
   });
 
   try {
     await listen(server, options.port ?? DEFAULT_WORKBENCH_PORT);
   } catch (e) {
-    throw new IrrevonError(ErrorCode.usage, `cannot listen on ${WORKBENCH_HOST}:${options.port ?? DEFAULT_WORKBENCH_PORT}`, {
-      details: { port: options.port ?? DEFAULT_WORKBENCH_PORT, errno: (e as NodeJS.ErrnoException).code ?? null },
-      cause: e,
-    });
+    throw new IrrevonError(
+      ErrorCode.usage,
+      `cannot listen on ${WORKBENCH_HOST}:${options.port ?? DEFAULT_WORKBENCH_PORT}`,
+      {
+        details: {
+          port: options.port ?? DEFAULT_WORKBENCH_PORT,
+          errno: (e as NodeJS.ErrnoException).code ?? null,
+        },
+        cause: e,
+      },
+    );
   }
   const address = server.address() as AddressInfo;
   if (address.address !== WORKBENCH_HOST) {
     // Unreachable with a literal host; checked because a non-loopback bind must be impossible.
     server.close();
-    throw new IrrevonError(ErrorCode.internal, "the workbench bound a non-loopback address", { details: { address: address.address } });
+    throw new IrrevonError(ErrorCode.internal, "the workbench bound a non-loopback address", {
+      details: { address: address.address },
+    });
   }
   const port = address.port;
   const app = createWorkbenchApp({ db: options.db, port, isDemo: options.isDemo ?? false, logger });
-  const forward = getRequestListener(app.fetch, { overrideGlobalObjects: false, autoCleanupIncoming: false });
+  const forward = getRequestListener(app.fetch, {
+    overrideGlobalObjects: false,
+    autoCleanupIncoming: false,
+  });
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const refusal = checkRequest(req.method ?? "", rawHeaderValues(req.rawHeaders, "host"), port);
     if (refusal !== null) {
       const body = refusalBody(refusal);
-      res.writeHead(STATUS_OF[refusal.error.code], refusalHeaders(refusal, Buffer.byteLength(body)));
+      res.writeHead(
+        STATUS_OF[refusal.error.code],
+        refusalHeaders(refusal, Buffer.byteLength(body)),
+      );
       res.end(body);
-      logRequest(logger, { method: req.method ?? "", pathname: pathnameOf(req.url), status: res.statusCode, durationMs: performance.now() - started });
+      logRequest(logger, {
+        method: req.method ?? "",
+        pathname: pathnameOf(req.url),
+        status: res.statusCode,
+        durationMs: performance.now() - started,
+      });
       return;
     }
     forward(req, res).catch((e: unknown) => {
-      logger.error({ event: "serve.error", error_name: e instanceof Error ? e.name : typeof e }, "serve.error");
+      logger.error(
+        { event: "serve.error", error_name: e instanceof Error ? e.name : typeof e },
+        "serve.error",
+      );
       if (!res.headersSent) res.writeHead(500, SECURITY_HEADERS);
       res.end();
     });

@@ -36,14 +36,21 @@ export interface SeedOptions {
   readonly flagshipStableIds?: Readonly<Record<string, string>>;
 }
 
-const ORIGINAL = { line_items: [{ sku: "SKU-118", quantity: 2 }], shipping_method: "standard", note: "please deliver to the loading dock" };
+const ORIGINAL = {
+  line_items: [{ sku: "SKU-118", quantity: 2 }],
+  shipping_method: "standard",
+  note: "please deliver to the loading dock",
+};
 const RESYNTHESIZED = {
   items: [{ sku: "SKU-118", qty: 2, gift_wrap: false }],
   shipping: { method: "standard", priority: "normal" },
   customer_note: "Deliver at loading dock please!",
 };
 
-function contract(stableIds: Readonly<Record<string, string>>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+function contract(
+  stableIds: Readonly<Record<string, string>>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     schema_version: "1",
     stable_ids: stableIds,
@@ -58,15 +65,29 @@ function contract(stableIds: Readonly<Record<string, string>>, overrides: Record
   };
 }
 
-async function must<T extends { status: string }>(what: string, outcome: Promise<T>, expected: string): Promise<T> {
+async function must<T extends { status: string }>(
+  what: string,
+  outcome: Promise<T>,
+  expected: string,
+): Promise<T> {
   const got = await outcome;
-  if (got.status !== expected) throw new Error(`fixture: ${what} gave ${got.status}, expected ${expected}: ${JSON.stringify(got)}`);
+  if (got.status !== expected)
+    throw new Error(
+      `fixture: ${what} gave ${got.status}, expected ${expected}: ${JSON.stringify(got)}`,
+    );
   return got;
 }
 
-async function seedWith(irrevon: Irrevon, refdest: ReturnType<typeof createRefdest>, options: SeedOptions): Promise<SeededLedger> {
+async function seedWith(
+  irrevon: Irrevon,
+  refdest: ReturnType<typeof createRefdest>,
+  options: SeedOptions,
+): Promise<SeededLedger> {
   const ids = {
-    flagship: options.flagshipStableIds ?? { order_id: "ORDER-RAW-FLAGSHIP-9410", customer_ref: "CUSTOMER-RAW-ALPHA-0007" },
+    flagship: options.flagshipStableIds ?? {
+      order_id: "ORDER-RAW-FLAGSHIP-9410",
+      customer_ref: "CUSTOMER-RAW-ALPHA-0007",
+    },
     settled: { order_id: "ORDER-RAW-SETTLED-1001", customer_ref: "CUSTOMER-RAW-BRAVO-0008" },
     persisted: { order_id: "ORDER-RAW-PERSISTED-1002", customer_ref: "CUSTOMER-RAW-CHARLIE-0009" },
     ambiguous: { order_id: "ORDER-RAW-AMBIGUOUS-1003", customer_ref: "CUSTOMER-RAW-DELTA-0010" },
@@ -77,7 +98,9 @@ async function seedWith(irrevon: Irrevon, refdest: ReturnType<typeof createRefde
   refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
   await must("flagship dispatch", irrevon.dispatch(flagship.effectId), "dispatched");
   await must("flagship reconcile", irrevon.reconcile(flagship.effectId), "committed");
-  await irrevon.register(contract(ids.flagship, { parameters: RESYNTHESIZED, authority_ref: "auth_approved_task_22" }));
+  await irrevon.register(
+    contract(ids.flagship, { parameters: RESYNTHESIZED, authority_ref: "auth_approved_task_22" }),
+  );
   await must("flagship re-dispatch", irrevon.dispatch(flagship.effectId), "denied");
 
   const settled = await irrevon.register(contract(ids.settled));
@@ -96,7 +119,8 @@ async function seedWith(irrevon: Irrevon, refdest: ReturnType<typeof createRefde
   for (let i = 0; i < 5; i += 1) {
     const outcome = await irrevon.reconcile(lost.effectId);
     if (outcome.status === "failed") break;
-    if (i === 4) throw new Error(`fixture: lost reconcile never failed: ${JSON.stringify(outcome)}`);
+    if (i === 4)
+      throw new Error(`fixture: lost reconcile never failed: ${JSON.stringify(outcome)}`);
   }
 
   return {
@@ -110,7 +134,10 @@ async function seedWith(irrevon: Irrevon, refdest: ReturnType<typeof createRefde
 }
 
 /** Writes the scenarios into `ledger` and closes the engine again. */
-export async function seedWorkbenchLedger(ledger: TestLedger, options: SeedOptions = {}): Promise<SeededLedger> {
+export async function seedWorkbenchLedger(
+  ledger: TestLedger,
+  options: SeedOptions = {},
+): Promise<SeededLedger> {
   const refdest = createRefdest({ tier: "C2", seed: 42 });
   const adapter = new RefdestAdapter({
     baseUrl: "http://127.0.0.1:4100",
@@ -121,7 +148,12 @@ export async function seedWorkbenchLedger(ledger: TestLedger, options: SeedOptio
     database: ledger.app,
     adapters: [adapter],
     clock: manualClock(),
-    config: { rereadGapSeconds: 0, dispatchDeadlineMs: 2_000, probeDeadlineMs: 2_000, leaseTtlMs: 60_000 },
+    config: {
+      rereadGapSeconds: 0,
+      dispatchDeadlineMs: 2_000,
+      probeDeadlineMs: 2_000,
+      leaseTtlMs: 60_000,
+    },
     workerId: "workbench-fixture",
     crashPoints: NO_CRASH_POINTS,
   });
@@ -142,7 +174,9 @@ export async function countRows(ledger: TestLedger): Promise<Record<string, numb
   );
   const counts: Record<string, number> = {};
   for (const { name } of tables) {
-    const { rows } = await ledger.superuser.query<{ n: unknown }>(`SELECT count(*) AS n FROM "${name}"`);
+    const { rows } = await ledger.superuser.query<{ n: unknown }>(
+      `SELECT count(*) AS n FROM "${name}"`,
+    );
     counts[name] = Number(rows[0]?.n);
   }
   return counts;

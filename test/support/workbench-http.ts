@@ -20,7 +20,11 @@ export interface RawResponse {
  * Sends `head` (request line and headers, without the blank line) and, if given, `body`;
  * collects the answer until the server closes the socket or `timeoutMs` passes.
  */
-export function rawRequest(port: number, head: string, options: { body?: string; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  head: string,
+  options: { body?: string; timeoutMs?: number } = {},
+): Promise<RawResponse> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -50,7 +54,12 @@ export function rawRequest(port: number, head: string, options: { body?: string;
       }
       const rawBody = split < 0 ? Buffer.alloc(0) : all.subarray(split + 4);
       const body = headers["transfer-encoding"] === "chunked" ? dechunk(rawBody) : rawBody;
-      resolve({ status, headers, body: body.toString("utf8"), closedAfterMs: Date.now() - started });
+      resolve({
+        status,
+        headers,
+        body: body.toString("utf8"),
+        closedAfterMs: Date.now() - started,
+      });
     });
   });
 }

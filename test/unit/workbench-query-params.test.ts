@@ -4,11 +4,22 @@
  */
 import { describe, expect, it } from "vitest";
 import { decodeEffectsCursor, encodeEffectsCursor } from "../../src/workbench/cursor.js";
-import { DEFAULT_LIMIT, MAX_LIMIT, parseEffectsQuery, parseFindingsQuery, parseNoQuery } from "../../src/workbench/query-params.js";
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  parseEffectsQuery,
+  parseFindingsQuery,
+  parseNoQuery,
+} from "../../src/workbench/query-params.js";
 
 const q = (s: string): URLSearchParams => new URLSearchParams(s);
 
-function rejected(result: ReturnType<typeof parseEffectsQuery> | ReturnType<typeof parseFindingsQuery> | ReturnType<typeof parseNoQuery>): unknown {
+function rejected(
+  result:
+    | ReturnType<typeof parseEffectsQuery>
+    | ReturnType<typeof parseFindingsQuery>
+    | ReturnType<typeof parseNoQuery>,
+): unknown {
   if (result.ok) throw new Error("expected a rejection");
   expect(result.error.code).toBe("query_invalid");
   return result.error.details["parameter"];
@@ -16,7 +27,11 @@ function rejected(result: ReturnType<typeof parseEffectsQuery> | ReturnType<type
 
 describe("workbench query parameters", () => {
   it("defaults, lists and clamps", () => {
-    const r = parseEffectsQuery(q("lifecycle=AMBIGUOUS,SETTLED_COMMITTED&lifecycle=PERSISTED&classification=UNRECONCILED&limit=9999"));
+    const r = parseEffectsQuery(
+      q(
+        "lifecycle=AMBIGUOUS,SETTLED_COMMITTED&lifecycle=PERSISTED&classification=UNRECONCILED&limit=9999",
+      ),
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.lifecycle).toEqual(["AMBIGUOUS", "SETTLED_COMMITTED", "PERSISTED"]);
@@ -28,7 +43,17 @@ describe("workbench query parameters", () => {
 
   it("treats empty values as not given (what a form sends for 'any')", () => {
     const r = parseEffectsQuery(q("lifecycle=&scope=&from="));
-    expect(r.ok && r.value).toEqual({ limit: DEFAULT_LIMIT, scope: undefined, lifecycle: undefined, classification: undefined, effectType: undefined, effectClass: undefined, from: undefined, to: undefined, cursor: undefined });
+    expect(r.ok && r.value).toEqual({
+      limit: DEFAULT_LIMIT,
+      scope: undefined,
+      lifecycle: undefined,
+      classification: undefined,
+      effectType: undefined,
+      effectClass: undefined,
+      from: undefined,
+      to: undefined,
+      cursor: undefined,
+    });
   });
 
   it.each([
@@ -71,7 +96,9 @@ describe("workbench query parameters", () => {
     const text = encodeEffectsCursor(cursor);
     expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeEffectsCursor(text)).toEqual(cursor);
-    const tampered = Buffer.from(JSON.stringify({ c: cursor.createdAt, id: "x" }), "utf8").toString("base64url");
+    const tampered = Buffer.from(JSON.stringify({ c: cursor.createdAt, id: "x" }), "utf8").toString(
+      "base64url",
+    );
     expect(decodeEffectsCursor(tampered)).toBeNull();
     const r = parseEffectsQuery(q(`cursor=${text}`));
     expect(r.ok && r.value.cursor).toEqual(cursor);

@@ -7,15 +7,27 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { redactRecordValues, stableIdValueDigest } from "../../src/core/value-digest.js";
-import { MIN_EMBEDDED_LENGTH, redactStableIds, StableIdRedactor } from "../../src/workbench/stable-id-digest.js";
+import {
+  MIN_EMBEDDED_LENGTH,
+  redactStableIds,
+  StableIdRedactor,
+} from "../../src/core/stable-id-redaction.js";
 
 const sha = (s: string): string => `sha256:${createHash("sha256").update(s, "utf8").digest("hex")}`;
 
 describe("workbench stable-id digest", () => {
   it("digests each value as sha256 of its UTF-8 bytes and keeps the keys", () => {
-    const out = redactStableIds({ record: { stable_ids: { order_id: "9410", customer_ref: "C-0007", name: "Zoë ✓" } } });
-    expect(out.record.stable_ids).toEqual({ order_id: sha("9410"), customer_ref: sha("C-0007"), name: sha("Zoë ✓") });
-    expect(stableIdValueDigest("9410")).toBe("sha256:" + createHash("sha256").update(Buffer.from("9410", "utf8")).digest("hex"));
+    const out = redactStableIds({
+      record: { stable_ids: { order_id: "9410", customer_ref: "C-0007", name: "Zoë ✓" } },
+    });
+    expect(out.record.stable_ids).toEqual({
+      order_id: sha("9410"),
+      customer_ref: sha("C-0007"),
+      name: sha("Zoë ✓"),
+    });
+    expect(stableIdValueDigest("9410")).toBe(
+      "sha256:" + createHash("sha256").update(Buffer.from("9410", "utf8")).digest("hex"),
+    );
   });
 
   it("gives the same record as core's redactRecordValues (the CLI's inspect --json)", () => {
@@ -25,7 +37,8 @@ describe("workbench stable-id digest", () => {
       record: {
         effect_id: "a".repeat(64),
         stable_ids: { order_id: "9410", customer_ref: "C-0007" },
-        contract_canonical: '{"effect_type":"order.create","scope":"s","stable_ids":{"customer_ref":"C-0007","order_id":"9410"}}',
+        contract_canonical:
+          '{"effect_type":"order.create","scope":"s","stable_ids":{"customer_ref":"C-0007","order_id":"9410"}}',
         scope: "s",
       },
       timeline: [{ to_state: "PERSISTED", evidence: { opened_by: "register" } }],
@@ -36,7 +49,12 @@ describe("workbench stable-id digest", () => {
   it("digests a raw value wherever it appears whole, and embedded in longer free text", () => {
     const out = redactStableIds({
       record: { stable_ids: { order_id: "ORDER-9410" } },
-      probes: [{ query_keys: [{ kind: "stable_id", name: "order_id", value: "ORDER-9410" }], evidence: { endpoint: "GET /orders/ORDER-9410/status" } }],
+      probes: [
+        {
+          query_keys: [{ kind: "stable_id", name: "order_id", value: "ORDER-9410" }],
+          evidence: { endpoint: "GET /orders/ORDER-9410/status" },
+        },
+      ],
     });
     const text = JSON.stringify(out);
     expect(text).not.toContain("ORDER-9410");
@@ -47,7 +65,12 @@ describe("workbench stable-id digest", () => {
   it("leaves digests, ids and state names intact", () => {
     const digest = sha("x");
     const redactor = new StableIdRedactor([digest.slice(10, 14), "SETTLED_COMMITTED", "OK"]);
-    const doc = { response_digest: digest, frontier: "SETTLED_COMMITTED", transport_outcome: "OK", note: "OK then" };
+    const doc = {
+      response_digest: digest,
+      frontier: "SETTLED_COMMITTED",
+      transport_outcome: "OK",
+      note: "OK then",
+    };
     expect(redactor.redact(doc)).toEqual(doc);
   });
 
@@ -62,11 +85,19 @@ describe("workbench stable-id digest", () => {
     // is lower-case hex after "sha256:"), so a remaining occurrence would be a real leak.
     const raw = fc.stringMatching(/^[A-Z][A-Z0-9-]{2,10}[A-Z]$/);
     fc.assert(
-      fc.property(raw, fc.string({ maxLength: 10 }), fc.string({ maxLength: 10 }), (value, before, after) => {
-        const out = redactStableIds({ record: { stable_ids: { k: value } }, evidence: { text: `${before}${value}${after}`, list: [value] } });
-        const json = JSON.stringify(out);
-        expect(json.includes(value)).toBe(false);
-      }),
+      fc.property(
+        raw,
+        fc.string({ maxLength: 10 }),
+        fc.string({ maxLength: 10 }),
+        (value, before, after) => {
+          const out = redactStableIds({
+            record: { stable_ids: { k: value } },
+            evidence: { text: `${before}${value}${after}`, list: [value] },
+          });
+          const json = JSON.stringify(out);
+          expect(json.includes(value)).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });

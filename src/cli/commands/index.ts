@@ -10,6 +10,7 @@ import { register as registerInit } from "./init.js";
 import { register as registerInspect } from "./inspect.js";
 import { register as registerMigrate } from "./migrate.js";
 import { register as registerRefdest } from "./refdest.js";
+import { register as registerServe } from "./serve.js";
 
 /** Registers a command on the root program. */
 export type RegisterCommand = (program: Command) => void;
@@ -23,4 +24,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerDoctor,
   registerIdentity,
   registerRefdest,
+  registerServe,
 ];

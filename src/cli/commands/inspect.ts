@@ -13,13 +13,13 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { IrrevonError } from "../../core/errors.js";
 import { isIntentId } from "../../core/identity.js";
-import { redactRecordValues } from "../../core/value-digest.js";
+import { redactStableIds } from "../../core/stable-id-redaction.js";
 import { DbRole } from "../../db/db.js";
 import { openDatabase, type DatabaseLocation } from "../../db/open.js";
 import { inspectEffect, type EffectInspection } from "../../ledger/inspect-effect.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { resolveLedger, withLedgerOptions, type LedgerFlags } from "../ledger-options.js";
-import { emitResult, requestExit } from "../output.js";
+import { emitResult, requestExit, writeHuman } from "../output.js";
 import { renderInspection } from "./inspect-render.js";
 
 interface InspectFlags extends LedgerFlags {
@@ -65,8 +65,10 @@ export function register(program: Command): void {
     if (doc === null) {
       throw new IrrevonError("not_found", `no effect ${effectId} in ${ledger.describe}`, { details: { effect_id: effectId } });
     }
-    const shown = flags.reveal === true ? doc : redactRecordValues(doc);
-    emitResult(flags.json === true, { ...shown, source }, renderInspection(shown, source));
+    const shown = flags.reveal === true ? doc : redactStableIds(doc);
+    // The JSON document is exactly the workbench's /api/v1/effects/:id/inspect body.
+    if (flags.json === true && source !== ledger.describe) writeHuman(`inspect: read from the ${source}`);
+    emitResult(flags.json === true, { ...shown }, renderInspection(shown, source));
     if (!doc.integrity.matches) requestExit(EXIT_CODES.integrity.code);
   });
 }

@@ -29,7 +29,11 @@ interface ServeFlags extends LedgerFlags {
 
 function parsePort(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) {
-    throw new IrrevonError(ErrorCode.usage, "--port must be an integer from 0 to 65535 (0 = any free port)", { details: { flag: "--port" } });
+    throw new IrrevonError(
+      ErrorCode.usage,
+      "--port must be an integer from 0 to 65535 (0 = any free port)",
+      { details: { flag: "--port" } },
+    );
   }
   return Number(text);
 }
@@ -53,7 +57,9 @@ export function register(program: Command): void {
   withLedgerOptions(
     program
       .command("serve")
-      .description("serve the read-only workbench on 127.0.0.1 (GET/HEAD only, stable-id values as digests)")
+      .description(
+        "serve the read-only workbench on 127.0.0.1 (GET/HEAD only, stable-id values as digests)",
+      )
       .option("--port <n>", "port to listen on (0 = any free port)", String(DEFAULT_WORKBENCH_PORT))
       .option("--demo", "mark every page as demo data (automatic for the demo ledger)")
       .option("-q, --quiet", "do not log each request on stderr"),
@@ -61,28 +67,52 @@ export function register(program: Command): void {
     const port = parsePort(flags.port);
     const ledger = resolveLedger(flags);
     const dataDir = ledger.location.dataDir;
-    if (ledger.location.databaseUrl === undefined && dataDir !== undefined && !existsSync(dataDir)) {
-      throw new IrrevonError(ErrorCode.not_found, `no embedded ledger at ${dataDir} (run a command that writes one first, or pass --database-url)`, {
-        details: { data_dir: dataDir },
-      });
+    if (
+      ledger.location.databaseUrl === undefined &&
+      dataDir !== undefined &&
+      !existsSync(dataDir)
+    ) {
+      throw new IrrevonError(
+        ErrorCode.not_found,
+        `no embedded ledger at ${dataDir} (run a command that writes one first, or pass --database-url)`,
+        {
+          details: { data_dir: dataDir },
+        },
+      );
     }
     const db = await openDatabase({ ...ledger.location, role: DbRole.read });
     try {
       const checks = await db.transaction((tx) => runHealthChecks(tx), { readOnly: true });
       const failed = checks.filter((c) => c.status !== "ok").map((c) => c.name);
       if (failed.length > 0) {
-        throw new IrrevonError(ErrorCode.not_found, `the ledger is not ready for a read-only workbench (failed: ${failed.join(", ")}); run irrevon migrate`, {
-          details: { failed_checks: failed },
-        });
+        throw new IrrevonError(
+          ErrorCode.not_found,
+          `the ledger is not ready for a read-only workbench (failed: ${failed.join(", ")}); run irrevon migrate`,
+          {
+            details: { failed_checks: failed },
+          },
+        );
       }
-      const isDemo = flags.demo === true || (dataDir !== undefined && resolve(dataDir) === resolve(DEMO_LEDGER_DIR));
-      const logger = flags.quiet === true ? silentLogger : pino({ name: "irrevon-serve" }, pino.destination(2));
+      const isDemo =
+        flags.demo === true ||
+        (dataDir !== undefined && resolve(dataDir) === resolve(DEMO_LEDGER_DIR));
+      const logger =
+        flags.quiet === true ? silentLogger : pino({ name: "irrevon-serve" }, pino.destination(2));
       const running = await startWorkbench({ db, port, isDemo, logger });
       if (flags.json === true) {
-        writeJson({ schema_version: CLI_SCHEMA_VERSION, url: running.url, port: running.port, read_role: DbRole.read, ledger: ledger.describe, demo: isDemo });
+        writeJson({
+          schema_version: CLI_SCHEMA_VERSION,
+          url: running.url,
+          port: running.port,
+          read_role: DbRole.read,
+          ledger: ledger.describe,
+          demo: isDemo,
+        });
       } else {
         process.stdout.write(`${running.url}\n`);
-        writeHuman(`irrevon workbench at ${running.url} · ${ledger.describe} · read-only · loopback-only · Ctrl-C to stop`);
+        writeHuman(
+          `irrevon workbench at ${running.url} · ${ledger.describe} · read-only · loopback-only · Ctrl-C to stop`,
+        );
       }
       await waitForStop();
       await running.close();

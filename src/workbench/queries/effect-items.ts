@@ -10,7 +10,13 @@ import type { Queryable } from "../../db/db.js";
 import { isoSql } from "../../ledger/sql-util.js";
 import { encodeEffectsCursor } from "../cursor.js";
 import type { EffectsQuery } from "../query-params.js";
-import { FINDING_COLUMNS, LATEST_RESOLUTION_JOIN, toFindingView, type FindingRow, type FindingView } from "./finding-view.js";
+import {
+  FINDING_COLUMNS,
+  LATEST_RESOLUTION_JOIN,
+  toFindingView,
+  type FindingRow,
+  type FindingView,
+} from "./finding-view.js";
 
 /** An effect record as the API shows it (stable ids still raw until redaction). */
 export interface EffectRecordView {
@@ -128,15 +134,21 @@ export async function listEffects(q: Queryable, query: EffectsQuery): Promise<Ef
   };
   if (query.scope !== undefined) where.push(`r.scope = ${bind(query.scope)}`);
   if (query.effectType !== undefined) where.push(`r.effect_type = ${bind(query.effectType)}`);
-  if (query.effectClass !== undefined) where.push(`r.effect_class = ANY(${bind(query.effectClass)}::text[])`);
-  if (query.lifecycle !== undefined) where.push(`COALESCE(x.frontier, 'INTENDED') = ANY(${bind(query.lifecycle)}::text[])`);
+  if (query.effectClass !== undefined)
+    where.push(`r.effect_class = ANY(${bind(query.effectClass)}::text[])`);
+  if (query.lifecycle !== undefined)
+    where.push(`COALESCE(x.frontier, 'INTENDED') = ANY(${bind(query.lifecycle)}::text[])`);
   if (query.classification !== undefined) {
-    where.push(`COALESCE(f.classification, 'UNRECONCILED') = ANY(${bind(query.classification)}::text[])`);
+    where.push(
+      `COALESCE(f.classification, 'UNRECONCILED') = ANY(${bind(query.classification)}::text[])`,
+    );
   }
   if (query.from !== undefined) where.push(`r.created_at >= ${bind(query.from)}::timestamptz`);
   if (query.to !== undefined) where.push(`r.created_at < ${bind(query.to)}::timestamptz`);
   if (query.cursor !== undefined) {
-    where.push(`(r.created_at, r.effect_id) < (${bind(query.cursor.createdAt)}::timestamptz, ${bind(query.cursor.effectId)})`);
+    where.push(
+      `(r.created_at, r.effect_id) < (${bind(query.cursor.createdAt)}::timestamptz, ${bind(query.cursor.effectId)})`,
+    );
   }
   const sql = `${ITEM_SELECT}
    ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`}
@@ -149,7 +161,13 @@ export async function listEffects(q: Queryable, query: EffectsQuery): Promise<Ef
   return {
     items,
     hasMore,
-    nextCursor: hasMore && last !== undefined ? encodeEffectsCursor({ createdAt: last.record.created_at, effectId: last.record.effect_id }) : null,
+    nextCursor:
+      hasMore && last !== undefined
+        ? encodeEffectsCursor({
+            createdAt: last.record.created_at,
+            effectId: last.record.effect_id,
+          })
+        : null,
   };
 }
 

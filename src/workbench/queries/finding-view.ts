@@ -13,13 +13,19 @@ import { isoSql } from "../../ledger/sql-util.js";
 export interface FindingView {
   readonly finding_id: string;
   readonly classification: string;
-  readonly subject: { readonly effect_id: string } | { readonly adapter_id: string; readonly destination_ref: string | null };
+  readonly subject:
+    | { readonly effect_id: string }
+    | { readonly adapter_id: string; readonly destination_ref: string | null };
   readonly adapter_id: string;
   readonly destination_ref: string | null;
   readonly excess_effect_count?: number;
   readonly created_by: string;
   readonly created_at: string;
-  readonly evidence: { readonly digest: string; readonly bundle: null; readonly redaction: "digest_only" };
+  readonly evidence: {
+    readonly digest: string;
+    readonly bundle: null;
+    readonly redaction: "digest_only";
+  };
   readonly resolution: {
     readonly status: string;
     readonly actor?: string;

@@ -8,8 +8,14 @@
 import type { Queryable } from "../../db/db.js";
 import { encodeFindingsCursor } from "../cursor.js";
 import type { FindingsQuery } from "../query-params.js";
-import { stableIdValues } from "../stable-id-digest.js";
-import { FINDING_COLUMNS, LATEST_RESOLUTION_JOIN, toFindingView, type FindingRow, type FindingView } from "./finding-view.js";
+import { stableIdValues } from "../../core/stable-id-redaction.js";
+import {
+  FINDING_COLUMNS,
+  LATEST_RESOLUTION_JOIN,
+  toFindingView,
+  type FindingRow,
+  type FindingView,
+} from "./finding-view.js";
 
 /** A page of findings. */
 export interface FindingPage {
@@ -32,11 +38,15 @@ export async function listFindings(q: Queryable, query: FindingsQuery): Promise<
     params.push(value);
     return `$${params.length}`;
   };
-  if (query.classification !== undefined) where.push(`f.classification = ANY(${bind(query.classification)}::text[])`);
-  if (query.resolutionStatus !== undefined) where.push(`COALESCE(lr.to_status, 'OPEN') = ANY(${bind(query.resolutionStatus)}::text[])`);
-  if (query.subjectEffectId !== undefined) where.push(`f.effect_id = ${bind(query.subjectEffectId)}`);
+  if (query.classification !== undefined)
+    where.push(`f.classification = ANY(${bind(query.classification)}::text[])`);
+  if (query.resolutionStatus !== undefined)
+    where.push(`COALESCE(lr.to_status, 'OPEN') = ANY(${bind(query.resolutionStatus)}::text[])`);
+  if (query.subjectEffectId !== undefined)
+    where.push(`f.effect_id = ${bind(query.subjectEffectId)}`);
   if (query.adapter !== undefined) where.push(`f.adapter_id = ${bind(query.adapter)}`);
-  if (query.destinationRef !== undefined) where.push(`f.destination_ref = ${bind(query.destinationRef)}`);
+  if (query.destinationRef !== undefined)
+    where.push(`f.destination_ref = ${bind(query.destinationRef)}`);
   if (query.from !== undefined) where.push(`f.created_at >= ${bind(query.from)}::timestamptz`);
   if (query.to !== undefined) where.push(`f.created_at < ${bind(query.to)}::timestamptz`);
   if (query.cursor !== undefined) where.push(`f.finding_id < ${bind(query.cursor)}`);
@@ -55,7 +65,8 @@ export async function listFindings(q: Queryable, query: FindingsQuery): Promise<
   return {
     items: page.map(toFindingView),
     hasMore,
-    nextCursor: hasMore && last !== undefined ? encodeFindingsCursor(Number(last.f_finding_id)) : null,
+    nextCursor:
+      hasMore && last !== undefined ? encodeFindingsCursor(Number(last.f_finding_id)) : null,
     subjectStableIdValues: page.flatMap((r) => stableIdValues(r.subject_stable_ids)),
   };
 }

@@ -14,10 +14,18 @@ export interface LedgerAdapterUse {
 
 /** Reads every cited pair, most-used first. */
 export async function readLedgerAdapters(q: Queryable): Promise<LedgerAdapterUse[]> {
-  const { rows } = await q.query<{ adapter_id: string; declaration_digest: string; effects: unknown }>(
+  const { rows } = await q.query<{
+    adapter_id: string;
+    declaration_digest: string;
+    effects: unknown;
+  }>(
     `SELECT adapter_id, declaration_digest, count(*) AS effects
        FROM effect_records GROUP BY adapter_id, declaration_digest
       ORDER BY count(*) DESC, adapter_id, declaration_digest`,
   );
-  return rows.map((r) => ({ adapter_id: r.adapter_id, declaration_digest: r.declaration_digest, effects: Number(r.effects) }));
+  return rows.map((r) => ({
+    adapter_id: r.adapter_id,
+    declaration_digest: r.declaration_digest,
+    effects: Number(r.effects),
+  }));
 }

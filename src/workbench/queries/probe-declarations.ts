@@ -14,12 +14,23 @@ export interface ProbeDeclaration {
 }
 
 /** Reads the citation of every probe of `effectId`. */
-export async function readProbeDeclarations(q: Queryable, effectId: string): Promise<ProbeDeclaration[]> {
-  const { rows } = await q.query<{ probe_id: unknown; adapter_id: string; declaration_digest: string }>(
+export async function readProbeDeclarations(
+  q: Queryable,
+  effectId: string,
+): Promise<ProbeDeclaration[]> {
+  const { rows } = await q.query<{
+    probe_id: unknown;
+    adapter_id: string;
+    declaration_digest: string;
+  }>(
     `SELECT p.probe_id, p.adapter_id, p.declaration_digest
        FROM status_probes p JOIN effect_executions x ON x.execution_id = p.execution_id
       WHERE x.effect_id = $1 ORDER BY p.probe_id`,
     [effectId],
   );
-  return rows.map((r) => ({ probeId: Number(r.probe_id), adapterId: r.adapter_id, declarationDigest: r.declaration_digest }));
+  return rows.map((r) => ({
+    probeId: Number(r.probe_id),
+    adapterId: r.adapter_id,
+    declarationDigest: r.declaration_digest,
+  }));
 }

@@ -14,7 +14,12 @@ import { page } from "./layout.js";
 
 const FIELDS: readonly FilterField[] = [
   { kind: "select", name: "lifecycle", label: "Lifecycle", options: LIFECYCLE_STATES },
-  { kind: "select", name: "classification", label: "Classification", options: CLASSIFICATION_FILTER_VALUES },
+  {
+    kind: "select",
+    name: "classification",
+    label: "Classification",
+    options: CLASSIFICATION_FILTER_VALUES,
+  },
   { kind: "select", name: "effect_class", label: "Effect class", options: EFFECT_CLASSES },
   { kind: "text", name: "scope", label: "Scope" },
   { kind: "text", name: "effect_type", label: "Effect type" },
@@ -24,22 +29,34 @@ const FIELDS: readonly FilterField[] = [
 
 /** Stable-id keys with digested values. */
 export function stableIdList(ids: Readonly<Record<string, string>>): SafeHtml {
-  return html`<dl class="ids">${join(Object.entries(ids).map(([k, v]) => html`<dt>${k}</dt><dd>${shortDigest(v)}</dd>`))}</dl>`;
+  return html`<dl class="ids">
+    ${join(
+      Object.entries(ids).map(
+        ([k, v]) =>
+          html`<dt>${k}</dt>
+            <dd>${shortDigest(v)}</dd>`,
+      ),
+    )}
+  </dl>`;
 }
 
 function row(item: EffectItem): SafeHtml {
   const r = item.record;
   const href = `/effects/${r.effect_id}`;
-  return html`<tr data-effect-id="${r.effect_id}" data-lifecycle="${r.lifecycle}" data-classification="${item.classification}">
-<td data-label="Effect"><a href="${href}" data-link="effect">${shortId(r.effect_id)}</a></td>
-<td data-label="Type">${r.effect_type}<br><small>${r.effect_class}</small></td>
-<td data-label="Scope">${r.scope}</td>
-<td data-label="Lifecycle">${badge("lifecycle", r.lifecycle)}</td>
-<td data-label="Classification">${badge("classification", item.classification)}</td>
-<td data-label="Resolution">${badge("resolution", item.finding?.resolution.status ?? null)}</td>
-<td data-label="Stable ids">${stableIdList(r.stable_ids)}</td>
-<td data-label="Created">${time(r.created_at)}</td>
-</tr>`;
+  return html`<tr
+    data-effect-id="${r.effect_id}"
+    data-lifecycle="${r.lifecycle}"
+    data-classification="${item.classification}"
+  >
+    <td data-label="Effect"><a href="${href}" data-link="effect">${shortId(r.effect_id)}</a></td>
+    <td data-label="Type">${r.effect_type}<br /><small>${r.effect_class}</small></td>
+    <td data-label="Scope">${r.scope}</td>
+    <td data-label="Lifecycle">${badge("lifecycle", r.lifecycle)}</td>
+    <td data-label="Classification">${badge("classification", item.classification)}</td>
+    <td data-label="Resolution">${badge("resolution", item.finding?.resolution.status ?? null)}</td>
+    <td data-label="Stable ids">${stableIdList(r.stable_ids)}</td>
+    <td data-label="Created">${time(r.created_at)}</td>
+  </tr>`;
 }
 
 /** The page. `current` holds the query as given (to refill the form). */
@@ -53,15 +70,29 @@ export function effectsPage(input: {
   const body =
     input.items.length === 0
       ? html`<p class="empty" data-empty="effects">No effects match these filters.</p>`
-      : html`<div class="table-wrap"><table class="list" data-table="effects">
-<thead><tr><th>Effect</th><th>Type</th><th>Scope</th><th>Lifecycle</th><th>Classification</th><th>Resolution</th><th>Stable ids</th><th>Created</th></tr></thead>
-<tbody>${join(input.items.map(row))}</tbody>
-</table></div>`;
+      : html`<div class="table-wrap">
+          <table class="list" data-table="effects">
+            <thead>
+              <tr>
+                <th>Effect</th>
+                <th>Type</th>
+                <th>Scope</th>
+                <th>Lifecycle</th>
+                <th>Classification</th>
+                <th>Resolution</th>
+                <th>Stable ids</th>
+                <th>Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${join(input.items.map(row))}
+            </tbody>
+          </table>
+        </div>`;
   return page(
     { title: "Effects", section: "effects", isDemo: input.isDemo, asOf: input.asOf },
     html`<h1>Effects</h1>
-${filterForm("/effects", FIELDS, input.current)}
-${body}
-${nextPageLink("/effects", input.current, input.nextCursor)}`,
+      ${filterForm("/effects", FIELDS, input.current)} ${body}
+      ${nextPageLink("/effects", input.current, input.nextCursor)}`,
   );
 }

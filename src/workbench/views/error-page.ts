@@ -11,9 +11,9 @@ export function errorPage(error: WorkbenchError, isDemo: boolean): SafeHtml {
   return page(
     { title: error.code, section: "none", isDemo },
     html`<section class="error" data-error-code="${error.code}">
-<h1>${error.code}</h1>
-<p>${error.message}</p>
-<p><a href="/effects">Back to the effects list</a></p>
-</section>`,
+      <h1>${error.code}</h1>
+      <p>${error.message}</p>
+      <p><a href="/effects">Back to the effects list</a></p>
+    </section>`,
   );
 }

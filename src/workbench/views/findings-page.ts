@@ -21,22 +21,29 @@ const FIELDS: readonly FilterField[] = [
 ];
 
 function subject(f: FindingView): SafeHtml {
-  if ("effect_id" in f.subject) return html`<a href="/effects/${f.subject.effect_id}" data-link="effect">${shortId(f.subject.effect_id)}</a>`;
+  if ("effect_id" in f.subject)
+    return html`<a href="/effects/${f.subject.effect_id}" data-link="effect"
+      >${shortId(f.subject.effect_id)}</a
+    >`;
   return html`<span class="orphan">orphan at ${f.subject.adapter_id}</span>`;
 }
 
 function row(f: FindingView): SafeHtml {
-  return html`<tr data-finding-id="${f.finding_id}" data-classification="${f.classification}" data-resolution="${f.resolution.status}">
-<td data-label="Finding"><code>${f.finding_id}</code></td>
-<td data-label="Classification">${badge("classification", f.classification)}</td>
-<td data-label="Resolution">${badge("resolution", f.resolution.status)}</td>
-<td data-label="Subject">${subject(f)}</td>
-<td data-label="Adapter">${f.adapter_id}</td>
-<td data-label="Destination ref">${text(f.destination_ref)}</td>
-<td data-label="Excess">${text(f.excess_effect_count)}</td>
-<td data-label="Evidence">${shortDigest(f.evidence.digest)}</td>
-<td data-label="Created">${time(f.created_at)}<br><small>${f.created_by}</small></td>
-</tr>`;
+  return html`<tr
+    data-finding-id="${f.finding_id}"
+    data-classification="${f.classification}"
+    data-resolution="${f.resolution.status}"
+  >
+    <td data-label="Finding"><code>${f.finding_id}</code></td>
+    <td data-label="Classification">${badge("classification", f.classification)}</td>
+    <td data-label="Resolution">${badge("resolution", f.resolution.status)}</td>
+    <td data-label="Subject">${subject(f)}</td>
+    <td data-label="Adapter">${f.adapter_id}</td>
+    <td data-label="Destination ref">${text(f.destination_ref)}</td>
+    <td data-label="Excess">${text(f.excess_effect_count)}</td>
+    <td data-label="Evidence">${shortDigest(f.evidence.digest)}</td>
+    <td data-label="Created">${time(f.created_at)}<br /><small>${f.created_by}</small></td>
+  </tr>`;
 }
 
 /** The page. */
@@ -50,14 +57,30 @@ export function findingsPage(input: {
   const body =
     input.items.length === 0
       ? html`<p class="empty" data-empty="findings">No findings match these filters.</p>`
-      : html`<div class="table-wrap"><table class="list" data-table="findings">
-<thead><tr><th>Finding</th><th>Classification</th><th>Resolution</th><th>Subject</th><th>Adapter</th><th>Destination ref</th><th>Excess</th><th>Evidence</th><th>Created</th></tr></thead>
-<tbody>${join(input.items.map(row))}</tbody></table></div>`;
+      : html`<div class="table-wrap">
+          <table class="list" data-table="findings">
+            <thead>
+              <tr>
+                <th>Finding</th>
+                <th>Classification</th>
+                <th>Resolution</th>
+                <th>Subject</th>
+                <th>Adapter</th>
+                <th>Destination ref</th>
+                <th>Excess</th>
+                <th>Evidence</th>
+                <th>Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${join(input.items.map(row))}
+            </tbody>
+          </table>
+        </div>`;
   return page(
     { title: "Findings", section: "findings", isDemo: input.isDemo, asOf: input.asOf },
     html`<h1>Findings</h1>
-${filterForm("/findings", FIELDS, input.current)}
-${body}
-${nextPageLink("/findings", input.current, input.nextCursor)}`,
+      ${filterForm("/findings", FIELDS, input.current)} ${body}
+      ${nextPageLink("/findings", input.current, input.nextCursor)}`,
   );
 }

@@ -11,8 +11,11 @@ export type Dimension = "lifecycle" | "classification" | "resolution";
 
 /** A state badge: `<span class="badge s-AMBIGUOUS" data-dimension=… data-state=…>`. */
 export function badge(dimension: Dimension, state: string | null): SafeHtml {
-  if (state === null) return html`<span class="none" data-dimension="${dimension}" data-state="none">—</span>`;
-  return html`<span class="badge s-${state}" data-dimension="${dimension}" data-state="${state}">${state}</span>`;
+  if (state === null)
+    return html`<span class="none" data-dimension="${dimension}" data-state="none">—</span>`;
+  return html`<span class="badge s-${state}" data-dimension="${dimension}" data-state="${state}"
+    >${state}</span
+  >`;
 }
 
 /** A long id shortened for tables; the full value stays in the title and in copy-paste. */
@@ -24,7 +27,9 @@ export function shortId(id: string, keep = 12): SafeHtml {
 /** A `sha256:` digest shortened the same way. */
 export function shortDigest(digest: string | null | undefined): SafeHtml {
   if (digest === null || digest === undefined) return html`<span class="none">—</span>`;
-  return digest.startsWith("sha256:") ? html`<code title="${digest}">sha256:${digest.slice(7, 19)}…</code>` : shortId(digest);
+  return digest.startsWith("sha256:")
+    ? html`<code title="${digest}">sha256:${digest.slice(7, 19)}…</code>`
+    : shortId(digest);
 }
 
 /** An ISO timestamp as `YYYY-MM-DD HH:MM:SS.mmm`, full value in `datetime`. */
@@ -42,7 +47,8 @@ export function jsonCode(value: unknown): SafeHtml {
 
 /** Optional text. */
 export function text(value: unknown): SafeHtml {
-  if (value === null || value === undefined || value === "") return html`<span class="none">—</span>`;
+  if (value === null || value === undefined || value === "")
+    return html`<span class="none">—</span>`;
   return html`${String(value)}`;
 }
 
@@ -68,7 +74,9 @@ export function citedLinks(evidence: unknown): SafeHtml {
     if (kind === undefined) continue;
     for (const id of Array.isArray(value) ? value : [value]) {
       if (typeof id === "number" && Number.isSafeInteger(id)) {
-        links.push(html`<a class="cite" href="#${kind}-${id}" data-cites="${kind}-${id}">${kind} #${id}</a>`);
+        links.push(
+          html`<a class="cite" href="#${kind}-${id}" data-cites="${kind}-${id}">${kind} #${id}</a>`,
+        );
       }
     }
   }

@@ -17,9 +17,16 @@ export class SafeHtml {
 }
 
 /** What may be interpolated. null, undefined and false render as nothing. */
-export type HtmlValue = SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
+export type HtmlValue =
+  SafeHtml | string | number | boolean | null | undefined | readonly HtmlValue[];
 
-const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 /** Escapes text for element content and quoted attribute values. */
 export function escapeHtml(text: string): string {

@@ -9,7 +9,9 @@ export type Row = Readonly<Record<string, unknown>>;
 
 /** The rows of a section (anything that is not an object is skipped). */
 export function rowsOf(section: unknown): Row[] {
-  return Array.isArray(section) ? section.filter((r): r is Row => typeof r === "object" && r !== null && !Array.isArray(r)) : [];
+  return Array.isArray(section)
+    ? section.filter((r): r is Row => typeof r === "object" && r !== null && !Array.isArray(r))
+    : [];
 }
 
 /** A string field, or null. */

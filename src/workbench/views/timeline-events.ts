@@ -14,7 +14,8 @@ export interface TimelineSource {
   readonly resolutions: readonly unknown[];
 }
 
-const at = (r: Row, ...keys: string[]): string => keys.map((k) => str(r, k)).find((v) => v !== null) ?? "";
+const at = (r: Row, ...keys: string[]): string =>
+  keys.map((k) => str(r, k)).find((v) => v !== null) ?? "";
 
 /** Every marker, unsorted (the SVG places them). */
 export function timelineEvents(doc: TimelineSource): TimelineEvent[] {

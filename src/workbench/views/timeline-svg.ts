@@ -64,9 +64,17 @@ interface Column {
   readonly x1: number;
 }
 
-function place(events: readonly TimelineEvent[]): { placed: Placed[]; columns: Column[]; width: number } {
+function place(events: readonly TimelineEvent[]): {
+  placed: Placed[];
+  columns: Column[];
+  width: number;
+} {
   const sorted = [...events].sort((a, b) =>
-    a.at < b.at ? -1 : a.at > b.at ? 1 : TRACKS.indexOf(a.track) - TRACKS.indexOf(b.track) || a.order - b.order,
+    a.at < b.at
+      ? -1
+      : a.at > b.at
+        ? 1
+        : TRACKS.indexOf(a.track) - TRACKS.indexOf(b.track) || a.order - b.order,
   );
   const placed: Placed[] = [];
   const columns: Column[] = [];
@@ -93,29 +101,52 @@ function marker(e: Placed): SafeHtml {
   const y = trackY(e.track);
   const shape =
     e.kind === "probe"
-      ? html`<rect class="mark" x="${e.x - 6}" y="${y - 6}" width="12" height="12" transform="rotate(45 ${e.x} ${y})"/>`
+      ? html`<rect
+          class="mark"
+          x="${e.x - 6}"
+          y="${y - 6}"
+          width="12"
+          height="12"
+          transform="rotate(45 ${e.x} ${y})"
+        />`
       : e.kind === "opened"
-        ? html`<circle class="mark hollow" cx="${e.x}" cy="${y}" r="6"/>`
-        : html`<circle class="mark" cx="${e.x}" cy="${y}" r="8"/>`;
+        ? html`<circle class="mark hollow" cx="${e.x}" cy="${y}" r="6" />`
+        : html`<circle class="mark" cx="${e.x}" cy="${y}" r="8" />`;
   const from = e.from === undefined ? "" : (e.from ?? "∅");
   const title = `${e.kind} ${e.from === undefined ? "" : `${from} → `}${e.state} · ${e.sub} · ${e.at}`;
-  return html`<a href="#${e.ref}" class="ev-link"><g class="ev k-${e.kind} s-${e.state}" data-track="${e.track}" data-kind="${e.kind}" data-state="${e.state}"${
-    e.from === undefined ? "" : html` data-from="${from}"`
-  } data-at="${e.at}" data-ref="${e.ref}"${e.step === undefined ? "" : html` data-step="${e.step}"`}><title>${title}</title>${shape}<text class="ev-label" x="${e.x}" y="${y + 22}">${e.state}</text><text class="ev-sub" x="${e.x}" y="${y + 35}">${e.sub}</text></g></a>`;
+  return html`<a href="#${e.ref}" class="ev-link"
+    ><g
+      class="ev k-${e.kind} s-${e.state}"
+      data-track="${e.track}"
+      data-kind="${e.kind}"
+      data-state="${e.state}"
+      ${e.from === undefined ? "" : html` data-from="${from}"`}
+      data-at="${e.at}"
+      data-ref="${e.ref}"
+      ${e.step === undefined ? "" : html` data-step="${e.step}"`}
+      ><title>${title}</title>${shape}<text class="ev-label" x="${e.x}" y="${y + 22}"
+        >${e.state}</text
+      ><text class="ev-sub" x="${e.x}" y="${y + 35}">${e.sub}</text></g
+    ></a
+  >`;
 }
 
 /** Lines between consecutive transitions of one execution, coloured by the state held. */
 function lifecycleSegments(placed: readonly Placed[], width: number): SafeHtml {
   const y = trackY("lifecycle");
   const byStep = new Map<number, Placed[]>();
-  for (const e of placed) if (e.track === "lifecycle") byStep.set(e.step ?? 0, [...(byStep.get(e.step ?? 0) ?? []), e]);
+  for (const e of placed)
+    if (e.track === "lifecycle") byStep.set(e.step ?? 0, [...(byStep.get(e.step ?? 0) ?? []), e]);
   const lastStep = Math.max(-1, ...byStep.keys());
   const segs: SafeHtml[] = [];
   for (const [step, list] of byStep) {
     list.forEach((e, k) => {
       const next = list[k + 1];
       const x2 = next?.x ?? (step === lastStep ? width - 8 : e.x);
-      if (x2 > e.x) segs.push(html`<line class="seg s-${e.state}" x1="${e.x}" y1="${y}" x2="${x2}" y2="${y}"/>`);
+      if (x2 > e.x)
+        segs.push(
+          html`<line class="seg s-${e.state}" x1="${e.x}" y1="${y}" x2="${x2}" y2="${y}" />`,
+        );
     });
   }
   return join(segs);
@@ -127,9 +158,17 @@ function axis(columns: readonly Column[], height: number): SafeHtml {
     columns.map((c, k) => {
       const mid = (c.x0 + c.x1) / 2;
       const showDay = k === 0 || dayOf(columns[k - 1]?.at ?? "") !== dayOf(c.at);
-      return html`<line class="grid" x1="${c.x0}" y1="${TOP - 6}" x2="${c.x0}" y2="${height - AXIS_H + 6}"/><text class="tick" x="${mid}" y="${height - AXIS_H + 22}">${c.at.slice(11, 23)}</text>${
-        showDay ? html`<text class="tick day" x="${mid}" y="${height - 6}">${dayOf(c.at)} UTC</text>` : ""
-      }`;
+      return html`<line
+          class="grid"
+          x1="${c.x0}"
+          y1="${TOP - 6}"
+          x2="${c.x0}"
+          y2="${height - AXIS_H + 6}"
+        /><text class="tick" x="${mid}" y="${height - AXIS_H + 22}">${c.at.slice(11, 23)}</text>${
+          showDay
+            ? html`<text class="tick day" x="${mid}" y="${height - 6}">${dayOf(c.at)} UTC</text>`
+            : ""
+        }`;
     }),
   );
 }
@@ -141,14 +180,29 @@ export function timelineSvg(events: readonly TimelineEvent[]): SafeHtml {
   const bands = TRACKS.map((t) => {
     const y = trackY(t);
     const [label, hint] = TRACK_LABELS[t];
-    const empty = placed.some((e) => e.track === t) ? "" : html`<text class="empty-track" x="${LEFT + 12}" y="${y + 4}">${EMPTY_TEXT[t]}</text>`;
-    return html`<g class="track" data-track-band="${t}"><text class="track-label" x="8" y="${y - 2}">${label}</text><text class="track-hint" x="8" y="${y + 12}">${hint}</text><line class="track-line" x1="${LEFT}" y1="${y}" x2="${width - 8}" y2="${y}"/>${empty}</g>`;
+    const empty = placed.some((e) => e.track === t)
+      ? ""
+      : html`<text class="empty-track" x="${LEFT + 12}" y="${y + 4}">${EMPTY_TEXT[t]}</text>`;
+    return html`<g class="track" data-track-band="${t}"
+      ><text class="track-label" x="8" y="${y - 2}">${label}</text
+      ><text class="track-hint" x="8" y="${y + 12}">${hint}</text
+      ><line class="track-line" x1="${LEFT}" y1="${y}" x2="${width - 8}" y2="${y}" />${empty}</g
+    >`;
   });
-  return html`<svg class="timeline" data-timeline="three-track" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="timeline-title">
-<title id="timeline-title">Lifecycle, classification and resolution of this effect on one time axis</title>
-${axis(columns, height)}
-${join(bands)}
-${lifecycleSegments(placed, width)}
-${join(placed.map(marker))}
-</svg>`;
+  return html`<svg
+    class="timeline"
+    data-timeline="three-track"
+    xmlns="http://www.w3.org/2000/svg"
+    width="${width}"
+    height="${height}"
+    viewBox="0 0 ${width} ${height}"
+    role="img"
+    aria-labelledby="timeline-title"
+  >
+    <title id="timeline-title">
+      Lifecycle, classification and resolution of this effect on one time axis
+    </title>
+    ${axis(columns, height)} ${join(bands)} ${lifecycleSegments(placed, width)}
+    ${join(placed.map(marker))}
+  </svg>`;
 }

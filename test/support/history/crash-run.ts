@@ -10,18 +10,18 @@ import {
   createRefdest,
   type RefdestServer,
 } from "../../../src/refdest/index.js";
-import type { Violation } from "../../../src/ledger/auditor.js";
+import { auditLedger, type Violation } from "../../../src/ledger/auditor.js";
 import type { HistoryVerdict, ScenarioFacts } from "../../../src/testing/history-checker.js";
 import type { Backend } from "../databases.js";
 import { EngineProcess, sleep } from "./engine-process.js";
 import { checkRun } from "./ledger-history.js";
-import { auditProofLedger, openProofLedger, type ProofLedger } from "./proof-ledger.js";
+import { openProofLedger, type ProofLedger } from "./proof-ledger.js";
 
 /** Lease and deadlines of crash-suite children: short, so recovery reclaims quickly. */
 export const CRASH_CHILD_TIMING = {
-  IRREVON_LEASE_TTL_MS: "1500",
-  IRREVON_DISPATCH_DEADLINE_MS: "600",
-  IRREVON_PROBE_DEADLINE_MS: "600",
+  IRREVON_LEASE_TTL_MS: "2500",
+  IRREVON_DISPATCH_DEADLINE_MS: "1000",
+  IRREVON_PROBE_DEADLINE_MS: "5000",
   IRREVON_REREAD_GAP_S: "0",
 } as const;
 
@@ -146,15 +146,21 @@ export class CrashRun {
 
   /** Checker + auditor + leftovers; every child must have ended (PGlite). */
   async verdict(scenario: ScenarioFacts = {}): Promise<RunVerdict> {
-    const history = await this.ledger.withReader((read) =>
-      checkRun(read, this.server.refdest, scenario),
-    );
-    const audit = await auditProofLedger(this.ledger);
-    const openAttempts = await this.count("SELECT attempt_id FROM open_attempts");
-    const openExecutions = await this.count(
-      "SELECT execution_id FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')",
-    );
-    return { history, audit, openAttempts, openExecutions };
+    // One open of the ledger for everything (PGlite: each open costs a WASM boot).
+    return this.ledger.withReader(async (read) => {
+      const history = await checkRun(read, this.server.refdest, scenario);
+      const audit = await auditLedger(read);
+      const { rows } = await read.query<{ attempts: number; executions: number }>(
+        `SELECT (SELECT count(*)::int FROM open_attempts) AS attempts,
+                (SELECT count(*)::int FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')) AS executions`,
+      );
+      return {
+        history,
+        audit,
+        openAttempts: Number(rows[0]?.attempts),
+        openExecutions: Number(rows[0]?.executions),
+      };
+    });
   }
 
   /** Ends every child (SIGKILL if needed), the destination and the ledger. */

@@ -1,5 +1,5 @@
 /**
- * workbench/stable-id-digest — the workbench never shows a stable-id *value* (reference
+ * core/stable-id-redaction — the CLI and the workbench never show a stable-id *value* (reference
  * ADR-0036, spec README §1 item 9): every value is rendered as
  * `"sha256:" + hex(SHA-256(UTF-8 raw value))` (not JCS), keys kept. Used on every JSON body
  * and on every view model before it becomes HTML.
@@ -16,7 +16,7 @@
  * actors) are left alone: they are vocabulary, and digesting `SETTLED_COMMITTED` because some
  * id happens to equal it would break the views. Imports: core.
  */
-import { sha256Hex } from "../core/canonical.js";
+import { sha256Hex } from "./canonical.js";
 import {
   ACTORS,
   CLASSIFICATIONS,
@@ -35,8 +35,8 @@ import {
   ReceiptRecorder,
   ResolutionActor,
   TransportOutcome,
-} from "../core/state-tables.js";
-import { digestStableIds, stableIdValueDigest } from "../core/value-digest.js";
+} from "./state-tables.js";
+import { digestStableIds, stableIdValueDigest } from "./value-digest.js";
 
 /** Raw values shorter than this are only digested where they are a whole string. */
 export const MIN_EMBEDDED_LENGTH = 4;
@@ -44,7 +44,9 @@ export const MIN_EMBEDDED_LENGTH = 4;
 /** The string values of a `stable_ids` object (anything else yields nothing). */
 export function stableIdValues(stableIds: unknown): string[] {
   if (typeof stableIds !== "object" || stableIds === null || Array.isArray(stableIds)) return [];
-  return Object.values(stableIds as Record<string, unknown>).filter((v): v is string => typeof v === "string");
+  return Object.values(stableIds as Record<string, unknown>).filter(
+    (v): v is string => typeof v === "string",
+  );
 }
 
 const VOCABULARY: ReadonlySet<string> = new Set<string>([
@@ -85,7 +87,9 @@ export class StableIdRedactor {
   constructor(rawValues: Iterable<string>) {
     const all = [...new Set(rawValues)].filter((v) => v.length > 0);
     this.#exact = new Set(all);
-    const long = all.filter((v) => v.length >= MIN_EMBEDDED_LENGTH).sort((a, b) => b.length - a.length);
+    const long = all
+      .filter((v) => v.length >= MIN_EMBEDDED_LENGTH)
+      .sort((a, b) => b.length - a.length);
     // One alternation, longest first, applied in a single pass: text a replacement inserted
     // (a digest) is never scanned again.
     this.#embedded = long.length === 0 ? null : new RegExp(long.map(escapeRegExp).join("|"), "g");
@@ -116,7 +120,8 @@ export class StableIdRedactor {
         preimageRedacted = true;
       } else out[k] = this.#walk(v, k);
     }
-    if (preimageRedacted && !("contract_canonical_redacted" in out)) out["contract_canonical_redacted"] = true;
+    if (preimageRedacted && !("contract_canonical_redacted" in out))
+      out["contract_canonical_redacted"] = true;
     return out;
   }
 }
@@ -144,7 +149,10 @@ function collectStableIdValues(value: unknown, into: Set<string>): void {
       if (k === "stable_ids") for (const raw of stableIdValues(v)) into.add(raw);
       else if (k === "contract_canonical" && typeof v === "string") {
         try {
-          for (const raw of stableIdValues((JSON.parse(v) as Record<string, unknown>)["stable_ids"])) into.add(raw);
+          for (const raw of stableIdValues(
+            (JSON.parse(v) as Record<string, unknown>)["stable_ids"],
+          ))
+            into.add(raw);
         } catch {
           // not JSON: nothing to collect; the embedded pass still sees the known values
         }

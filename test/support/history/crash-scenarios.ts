@@ -1,28 +1,24 @@
 /**
- * Crash suite (issue 7, reference §8, §12 process rows): for every crash seam the engine
- * hits, real engine processes talk to the reference destination over HTTP; one is SIGKILLed
- * at the seam, a new one (another worker id) restarts, recovery runs until nothing is in
- * flight. Then, on PGlite (the child owns the data directory) and on Postgres: no duplicate
- * effect, no lost legitimate effect, every destination effect maps to a ledger record, at
- * most one write request per operation id, nothing left open, auditor clean, history checker
- * clean. A kill before persistence leaves no record and no effect.
- * The control at the end runs the same crash with a naive retry-on-restart client and
- * requires the checker to report the duplicate, so this suite is known to be able to fail.
+ * test/support/history/crash-scenarios — the crash suite's scenarios, one or more per crash
+ * seam the engine hits, and `defineCrashSuite(backend)`, which runs each against real engine
+ * processes (SIGKILL at the seam, restart, recovery) and requires the history checker, the
+ * auditor and the leftovers check to be clean. The control runs the same crash with a naive
+ * retry-on-restart client and requires the checker to catch the duplicate. Used by
+ * test/process/crash-points-{postgres,pglite}.test.ts (separate files so they run in parallel).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
-import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
-import { CRASH_SEAMS } from "../../src/engine/crash-points.js";
-import { countByInvariant } from "../../src/testing/history-checker.js";
-import { describeEachBackend } from "../support/databases.js";
-import { CrashRun } from "../support/history/crash-run.js";
-import { intent } from "../support/history/intents.js";
+import { refdestDeclaration } from "../../../src/adapters/declarations/refdest.js";
+import { RefdestAdapter } from "../../../src/adapters/refdest-adapter.js";
+import { countByInvariant } from "../../../src/testing/history-checker.js";
+import { SKIP_POSTGRES, type Backend } from "../databases.js";
+import { CrashRun } from "./crash-run.js";
+import { intent } from "./intents.js";
 
 /** Seams the engine source actually hits (a new seam without a scenario fails the suite). */
-function seamsHitByEngine(): string[] {
-  const dir = fileURLToPath(new URL("../../src/engine/", import.meta.url));
+export function seamsHitByEngine(): string[] {
+  const dir = fileURLToPath(new URL("../../../src/engine/", import.meta.url));
   const found = new Set<string>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
     for (const m of readFileSync(`${dir}${file}`, "utf8").matchAll(/\.hit\("([a-z_.]+)"\)/g)) {
@@ -32,18 +28,18 @@ function seamsHitByEngine(): string[] {
   return [...found].sort();
 }
 
-interface Outcome {
+export interface Outcome {
   /** Intents the scenario meant to cause. */
   readonly legitimate: readonly string[];
 }
 
-interface Scenario {
+export interface Scenario {
   readonly seam: string;
   readonly name: string;
   run(r: CrashRun): Promise<Outcome>;
 }
 
-const SCENARIOS: readonly Scenario[] = [
+export const SCENARIOS: readonly Scenario[] = [
   {
     seam: "persist.pre_commit",
     name: "kill before the record commits: no record, no effect; a restart registers afresh",
@@ -157,8 +153,8 @@ const SCENARIOS: readonly Scenario[] = [
       const second = await r.start();
       expect(second.recovery).toMatchObject({ adjudicated: 1 });
       await r.settle(second);
-      expect(await r.findings(a.effectId)).toEqual(["CONFIRMED_UNIQUE"]);
       await second.exit();
+      expect(await r.findings(a.effectId)).toEqual(["CONFIRMED_UNIQUE"]);
       return { legitimate: [a.effectId] };
     },
   },
@@ -241,78 +237,73 @@ const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
-describe("crash seams", () => {
-  it("every seam the engine hits has a crash scenario; the rest are named as unreachable", () => {
-    const hit = seamsHitByEngine();
-    const covered = new Set(SCENARIOS.map((s) => s.seam));
-    expect(hit.filter((s) => !covered.has(s))).toEqual([]);
-    // A seam listed but never hit (no sweep yet) is reported here; when the engine grows one,
-    // this fails until a scenario exists.
-    expect(CRASH_SEAMS.filter((s) => !hit.includes(s))).toEqual(["sweep.pre_finding"]);
-  });
-});
-
-describeEachBackend("crash at every seam, restart, recover", (backend) => {
-  let run: CrashRun;
-  beforeEach(async () => {
-    run = await CrashRun.open(backend);
-  });
-  afterEach(async () => {
-    await run.close();
-  });
-
-  for (const scenario of SCENARIOS) {
-    it(`${scenario.seam}: ${scenario.name}`, async () => {
-      const { legitimate } = await scenario.run(run);
-      const v = await run.verdict({ legitimate });
-      expect(v.history.violations).toEqual([]);
-      expect(v.audit).toEqual([]);
-      expect(v.history.unattributedEffects).toBe(0);
-      expect(Math.max(0, ...v.history.wireCallsByOperation.values())).toBeLessThanOrEqual(1);
-      expect(Math.max(0, ...v.history.effectsByOperation.values())).toBeLessThanOrEqual(1);
-      expect({ openAttempts: v.openAttempts, openExecutions: v.openExecutions }).toEqual({
-        openAttempts: 0,
-        openExecutions: 0,
+/** The crash suite on one backend. */
+export function defineCrashSuite(backend: Backend): void {
+  describe.skipIf(backend === "postgres" && SKIP_POSTGRES)(
+    `crash at every seam, restart, recover [${backend}]`,
+    () => {
+      let run: CrashRun;
+      beforeEach(async () => {
+        run = await CrashRun.open(backend);
       });
-    });
-  }
+      afterEach(async () => {
+        await run.close();
+      });
 
-  it("control: a naive retry-on-restart client after the same crash is caught by the checker", async () => {
-    const a = intent("naive-retry");
-    const first = await run.startArmed("adapter.post_call");
-    await first.call(a.registerLine);
-    expect(await first.send(a.dispatchLine)).toMatchObject({ exit: { signal: "SIGKILL" } });
-    // The broken "engine": on restart it re-sends the operation it never saw answered.
-    const naive = new RefdestAdapter({
-      baseUrl: run.server.url,
-      declaration: refdestDeclaration("C2"),
-    });
-    const resent = await naive.dispatch(
-      {
-        operationId: a.operationId,
-        effectType: "order.create",
-        payload: a.contract["parameters"] as Record<string, unknown>,
-        clientRef: a.operationId,
-        idempotencyKey: a.operationId,
-        stableIds: {},
-      },
-      2_000,
-    );
-    expect(resent.transportOutcome).toBe("OK");
-    const caught = countByInvariant(
-      (await run.verdict({ legitimate: [a.effectId] })).history.violations,
-    );
-    expect(caught.duplicate_effect).toBe(1);
-    expect(caught.unclaimed_wire_call).toBe(1);
-    // Even after the real engine reports the duplicate honestly, the resend stays visible.
-    const second = await run.start();
-    await run.settle(second);
-    expect(await run.findings(a.effectId)).toEqual(["DUPLICATE"]);
-    await second.exit();
-    const after = countByInvariant(
-      (await run.verdict({ legitimate: [a.effectId] })).history.violations,
-    );
-    expect(after.duplicate_effect).toBe(0);
-    expect(after.unclaimed_wire_call).toBe(1);
-  });
-});
+      for (const scenario of SCENARIOS) {
+        it(`${scenario.seam}: ${scenario.name}`, async () => {
+          const { legitimate } = await scenario.run(run);
+          const v = await run.verdict({ legitimate });
+          expect(v.history.violations).toEqual([]);
+          expect(v.audit).toEqual([]);
+          expect(v.history.unattributedEffects).toBe(0);
+          expect(Math.max(0, ...v.history.wireCallsByOperation.values())).toBeLessThanOrEqual(1);
+          expect(Math.max(0, ...v.history.effectsByOperation.values())).toBeLessThanOrEqual(1);
+          expect({ openAttempts: v.openAttempts, openExecutions: v.openExecutions }).toEqual({
+            openAttempts: 0,
+            openExecutions: 0,
+          });
+        });
+      }
+
+      it("control: a naive retry-on-restart client after the same crash is caught by the checker", async () => {
+        const a = intent("naive-retry");
+        const first = await run.startArmed("adapter.post_call");
+        await first.call(a.registerLine);
+        expect(await first.send(a.dispatchLine)).toMatchObject({ exit: { signal: "SIGKILL" } });
+        // The broken "engine": on restart it re-sends the operation it never saw answered.
+        const naive = new RefdestAdapter({
+          baseUrl: run.server.url,
+          declaration: refdestDeclaration("C2"),
+        });
+        const resent = await naive.dispatch(
+          {
+            operationId: a.operationId,
+            effectType: "order.create",
+            payload: a.contract["parameters"] as Record<string, unknown>,
+            clientRef: a.operationId,
+            idempotencyKey: a.operationId,
+            stableIds: {},
+          },
+          2_000,
+        );
+        expect(resent.transportOutcome).toBe("OK");
+        const caught = countByInvariant(
+          (await run.verdict({ legitimate: [a.effectId] })).history.violations,
+        );
+        expect(caught.duplicate_effect).toBe(1);
+        expect(caught.unclaimed_wire_call).toBe(1);
+        // Even after the real engine reports the duplicate honestly, the resend stays visible.
+        const second = await run.start();
+        await run.settle(second);
+        await second.exit();
+        expect(await run.findings(a.effectId)).toEqual(["DUPLICATE"]);
+        const after = countByInvariant(
+          (await run.verdict({ legitimate: [a.effectId] })).history.violations,
+        );
+        expect(after.duplicate_effect).toBe(0);
+        expect(after.unclaimed_wire_call).toBe(1);
+      });
+    },
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * engine/sweep — the orphan sweep (§7, I10): list one adapter's destination effects in a
+ * window (every page), match each to a ledger record (sweep-match: client ref — also the
+ * in-flight guard —, destination ref, declared stable-id projections), record the run and its
+ * sightings in one transaction, then apply the orphan rule (sweep-orphans). The sweep never
+ * creates an effect record and never calls a destination write. An adapter whose declaration
+ * says it cannot list (`list_queryable: false`, e.g. every C3) is refused with
+ * `capability_unsupported`; a failed listing records nothing. Crash seam: sweep.pre_finding
+ * (after the run is recorded, before any orphan is written). Imports: core, db, ledger,
+ * adapters, engine.
+ */
+import type { ListedEffect } from "../adapters/contract.js";
+import { canonicalDigest } from "../core/canonical.js";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import { matchListedEffects } from "../ledger/sweep-match.js";
+import { recordSweepRun, sweepHighWaterMark } from "../ledger/sweep-record.js";
+import { emit, type EngineContext } from "./context.js";
+import { emitOrphans, type UnmatchedListing } from "./sweep-orphans.js";
+import { resolveSweepWindow, type ResolvedSweepWindow, type SweepWindow } from "./sweep-window.js";
+
+/** What one sweep run saw and did. */
+export interface SweepReport {
+  readonly runId: number;
+  readonly adapterId: string;
+  readonly window: ResolvedSweepWindow;
+  readonly pages: number;
+  /** The page bound (`sweepMaxPages`) was hit; the rest of the window was not listed. */
+  readonly truncated: boolean;
+  readonly listed: number;
+  readonly matched: number;
+  readonly unmatched: number;
+  /** ORPHANED findings written by this run. */
+  readonly orphansCreated: readonly number[];
+  /** Unmatched effects that already have an ORPHANED finding. */
+  readonly alreadyKnown: number;
+  /** Unmatched effects still waiting for another run or the grace period. */
+  readonly pending: number;
+  /** Unmatched at listing, matched when re-checked at emission. */
+  readonly rematched: number;
+  /** Destination-time high-water mark after this run. */
+  readonly destinationNow: string | null;
+}
+
+function isListed(v: unknown): v is ListedEffect {
+  if (typeof v !== "object" || v === null) return false;
+  const e = v as Record<string, unknown>;
+  return (
+    typeof e["destinationRef"] === "string" &&
+    e["destinationRef"] !== "" &&
+    typeof e["effectType"] === "string" &&
+    (e["clientRef"] === null || typeof e["clientRef"] === "string") &&
+    typeof e["createdAt"] === "string" &&
+    Number.isFinite(Date.parse(e["createdAt"]))
+  );
+}
+
+/** The listed entry in the destination's own words (what payload_digest covers). */
+function listedPayload(e: ListedEffect): Record<string, unknown> {
+  return {
+    destination_ref: e.destinationRef,
+    effect_type: e.effectType,
+    client_ref: e.clientRef,
+    created_at: e.createdAt,
+    status: e.status,
+    ...(e.fields === undefined ? {} : { fields: { ...e.fields } }),
+  };
+}
+
+async function listAll(
+  ctx: EngineContext,
+  adapterId: string,
+  window: ResolvedSweepWindow,
+): Promise<{ effects: ListedEffect[]; pages: number; truncated: boolean }> {
+  const adapter = ctx.adapters.require(adapterId).adapter;
+  const byRef = new Map<string, ListedEffect>();
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    if (pages >= ctx.config.sweepMaxPages)
+      return { effects: [...byRef.values()], pages, truncated: true };
+    const page = await adapter.listEffects(
+      { from: window.from, to: window.to },
+      cursor,
+      ctx.config.probeDeadlineMs,
+    );
+    pages += 1;
+    if (!Array.isArray(page.effects) || !page.effects.every(isListed)) {
+      throw new IrrevonError(
+        ErrorCode.destination_unavailable,
+        "the adapter returned a malformed listing",
+        {
+          retryable: true,
+          details: { adapter_id: adapterId, page: pages },
+        },
+      );
+    }
+    // A ref listed on two pages (pagination over a moving set) is one sighting.
+    for (const e of page.effects) if (!byRef.has(e.destinationRef)) byRef.set(e.destinationRef, e);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return { effects: [...byRef.values()], pages, truncated: false };
+}
+
+function laterOf(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}
+
+/** Runs one sweep of `adapterId` (see the file header). */
+export async function sweepAdapter(
+  ctx: EngineContext,
+  adapterId: string,
+  window?: SweepWindow,
+): Promise<SweepReport> {
+  const entry = ctx.adapters.require(adapterId);
+  if (!entry.declaration.list_queryable) {
+    throw new IrrevonError(
+      ErrorCode.capability_unsupported,
+      "this destination cannot list its effects, so it cannot be swept",
+      { details: { adapter_id: adapterId, tier: entry.declaration.tier } },
+    );
+  }
+  const stableIdNames = entry.declaration.queryable.by
+    .filter((k) => k.startsWith("stable_id:"))
+    .map((k) => k.slice("stable_id:".length));
+  const resolved = await resolveSweepWindow(ctx, entry, window);
+  const listing = await listAll(ctx, adapterId, resolved);
+
+  const matches = await matchListedEffects(ctx.db, adapterId, listing.effects, stableIdNames);
+  let newest: string | null = null;
+  for (const e of listing.effects)
+    newest = laterOf(newest, new Date(Date.parse(e.createdAt)).toISOString());
+  const destinationNow = laterOf(await sweepHighWaterMark(ctx.db, adapterId), newest);
+  const engineNow = ctx.clock.now().toISOString();
+  const unmatched: UnmatchedListing[] = [];
+  const sightings = listing.effects.map((e) => {
+    const payloadDigest = canonicalDigest(listedPayload(e));
+    const match = matches.get(e.destinationRef);
+    if (match === undefined) {
+      unmatched.push({
+        destinationRef: e.destinationRef,
+        effectType: e.effectType,
+        clientRef: e.clientRef,
+        ...(e.fields === undefined ? {} : { fields: e.fields }),
+        createdAt: e.createdAt,
+        payloadDigest,
+      });
+    }
+    return {
+      destinationRef: e.destinationRef,
+      payloadDigest,
+      matchedEffect: match?.effectId ?? null,
+      matchPath: match?.path ?? null,
+      listedCreatedAt: e.createdAt,
+    };
+  });
+  const runId = await recordSweepRun(ctx.db, {
+    adapterId,
+    windowFrom: resolved.from,
+    windowTo: resolved.to,
+    destinationNow,
+    engineNow,
+    sightings,
+  });
+  await ctx.crash.hit("sweep.pre_finding");
+
+  const tally = await emitOrphans(
+    ctx,
+    { runId, adapterId, window: resolved, destinationNow, engineNow, stableIdNames },
+    unmatched,
+  );
+  const report: SweepReport = {
+    runId,
+    adapterId,
+    window: resolved,
+    pages: listing.pages,
+    truncated: listing.truncated,
+    listed: listing.effects.length,
+    matched: listing.effects.length - unmatched.length,
+    unmatched: unmatched.length,
+    orphansCreated: tally.created,
+    alreadyKnown: tally.alreadyKnown,
+    pending: tally.pending,
+    rematched: tally.rematched,
+    destinationNow,
+  };
+  emit(ctx, "sweep_completed", "info", {
+    adapter_id: adapterId,
+    run_id: runId,
+    listed: report.listed,
+    matched: report.matched,
+    orphans_created: tally.created.length,
+    already_known: tally.alreadyKnown,
+    pending: tally.pending,
+    truncated: listing.truncated,
+  });
+  return report;
+}

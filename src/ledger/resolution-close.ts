@@ -1,0 +1,115 @@
+/**
+ * ledger/resolution-close — the second half of COMPENSATED and REDISPATCHED resolutions
+ * (§2.3): they close (actor system) only when the effect that carries them out settles
+ * COMMITTED. `closeCompensatedFindings` is called right after a commit (the engine's
+ * after-commit hook) and, because a process may die between a commit and its hook, the worker
+ * also closes whatever `listClosableResolutions` finds on every cycle. `listPendingReplacements`
+ * finds REDISPATCHED findings whose replacement execution was opened but never dispatched
+ * (the deciding process died in between), so the worker can carry out the recorded decision.
+ *
+ * A compensation and the close of the findings it compensates serialize on an advisory lock
+ * keyed by the compensating effect: either the close sees the COMPENSATED edge, or the
+ * compensation sees the commit and closes in its own transaction. Imports: core, db, ledger.
+ */
+import type { Db, Queryable } from "../db/db.js";
+import { latestExecution } from "./read-records.js";
+import { resolveIn } from "./resolve-finding.js";
+
+/** SQL: the current resolution status of finding `f`. */
+export const CURRENT_STATUS_SQL = `COALESCE((SELECT r.to_status FROM finding_resolutions r
+  WHERE r.finding_id = f.finding_id ORDER BY r.resolution_seq DESC LIMIT 1), 'OPEN')`;
+
+/** Takes the transaction-scoped lock that serializes compensation of `compensatingEffectId`. */
+export async function lockCompensation(q: Queryable, compensatingEffectId: string): Promise<void> {
+  await q.query("SELECT pg_advisory_xact_lock(irrevon_lock_key($1))", [
+    `irrevon:compensation:${compensatingEffectId}`,
+  ]);
+}
+
+/**
+ * Closes every COMPENSATED finding whose compensating effect is `compensatingEffectId`, if
+ * that effect's latest execution is SETTLED_COMMITTED. Idempotent; returns the closed ids.
+ */
+export async function closeCompensatedFindings(
+  db: Db,
+  compensatingEffectId: string,
+): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await lockCompensation(tx, compensatingEffectId);
+    const latest = await latestExecution(tx, compensatingEffectId);
+    if (latest?.frontier !== "SETTLED_COMMITTED") return [];
+    const { rows } = await tx.query<{ finding_id: unknown }>(
+      `SELECT f.finding_id FROM findings f
+        WHERE ${CURRENT_STATUS_SQL} = 'COMPENSATED'
+          AND (SELECT r.evidence->>'compensating_effect_id' FROM finding_resolutions r
+                WHERE r.finding_id = f.finding_id AND r.to_status = 'COMPENSATED'
+                ORDER BY r.resolution_seq DESC LIMIT 1) = $1
+        ORDER BY f.finding_id`,
+      [compensatingEffectId],
+    );
+    const closed: number[] = [];
+    for (const row of rows) {
+      const findingId = Number(row.finding_id);
+      await resolveIn(tx, findingId, {
+        from: "COMPENSATED",
+        to: "CLOSED",
+        actor: "system",
+        evidence: {
+          compensating_effect_id: compensatingEffectId,
+          compensating_operation_id: latest.operationId,
+          compensating_execution_id: latest.executionId,
+        },
+      });
+      closed.push(findingId);
+    }
+    return closed;
+  });
+}
+
+/** Effects whose commit should close findings but may not have yet (worker catch-up). */
+export interface ClosableResolutions {
+  /** Compensating effects that are SETTLED_COMMITTED while a COMPENSATED finding cites them. */
+  readonly compensatingEffects: readonly string[];
+  /** Effects with a REDISPATCHED finding and a committed replacement execution. */
+  readonly replacedEffects: readonly string[];
+}
+
+/** Finds resolutions whose closing commit already happened. */
+export async function listClosableResolutions(q: Queryable): Promise<ClosableResolutions> {
+  const compensating = await q.query<{ effect_id: string }>(
+    `SELECT DISTINCT c.effect_id FROM (
+       SELECT (SELECT r.evidence->>'compensating_effect_id' FROM finding_resolutions r
+                WHERE r.finding_id = f.finding_id AND r.to_status = 'COMPENSATED'
+                ORDER BY r.resolution_seq DESC LIMIT 1) AS effect_id
+         FROM findings f WHERE ${CURRENT_STATUS_SQL} = 'COMPENSATED') c
+       JOIN effect_frontiers e ON e.effect_id = c.effect_id
+      WHERE e.frontier = 'SETTLED_COMMITTED' ORDER BY c.effect_id`,
+  );
+  const replaced = await q.query<{ effect_id: string }>(
+    `SELECT DISTINCT f.effect_id FROM findings f
+      WHERE f.effect_id IS NOT NULL AND ${CURRENT_STATUS_SQL} = 'REDISPATCHED'
+        AND EXISTS (SELECT 1 FROM execution_frontiers x
+                     WHERE x.effect_id = f.effect_id AND x.opened_by = 'resolve_redispatch'
+                       AND x.frontier = 'SETTLED_COMMITTED')
+      ORDER BY f.effect_id`,
+  );
+  return {
+    compensatingEffects: compensating.rows.map((r) => r.effect_id),
+    replacedEffects: replaced.rows.map((r) => r.effect_id),
+  };
+}
+
+/**
+ * Effects with a REDISPATCHED finding whose replacement execution (their latest, opened by
+ * resolve_redispatch) is still PERSISTED: the decision was recorded, the dispatch never ran.
+ */
+export async function listPendingReplacements(q: Queryable): Promise<string[]> {
+  const { rows } = await q.query<{ effect_id: string }>(
+    `SELECT DISTINCT f.effect_id FROM findings f
+       JOIN effect_frontiers e ON e.effect_id = f.effect_id
+      WHERE ${CURRENT_STATUS_SQL} = 'REDISPATCHED'
+        AND e.opened_by = 'resolve_redispatch' AND e.frontier = 'PERSISTED'
+      ORDER BY f.effect_id`,
+  );
+  return rows.map((r) => r.effect_id);
+}

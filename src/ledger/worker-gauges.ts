@@ -1,0 +1,72 @@
+/**
+ * ledger/worker-gauges — the numbers an operator watches (§8 worker health) and the worker's
+ * bounded audit queue. Ages use the database clock, so every process reports the same.
+ * Imports: db, ledger.
+ */
+import type { Queryable } from "../db/db.js";
+
+/** Health gauges of the whole ledger. */
+export interface LedgerGauges {
+  /** Executions DISPATCHED or AMBIGUOUS. */
+  readonly openExecutions: number;
+  readonly ambiguousExecutions: number;
+  /** Age of the oldest open execution (its creation), in seconds; 0 when none. */
+  readonly oldestOpenAgeSeconds: number;
+  /** Findings without a CLOSED resolution. */
+  readonly openFindings: number;
+}
+
+/** Reads the gauges in one round trip. */
+export async function readLedgerGauges(q: Queryable): Promise<LedgerGauges> {
+  const { rows } = await q.query<{
+    open_executions: unknown;
+    ambiguous_executions: unknown;
+    oldest_open_age_s: unknown;
+    open_findings: unknown;
+  }>(
+    `SELECT
+       (SELECT count(*) FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')) AS open_executions,
+       (SELECT count(*) FROM execution_frontiers WHERE frontier = 'AMBIGUOUS') AS ambiguous_executions,
+       (SELECT COALESCE(floor(EXTRACT(EPOCH FROM (now() - min(created_at)))), 0)
+          FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')) AS oldest_open_age_s,
+       (SELECT count(*) FROM findings f
+         WHERE NOT EXISTS (SELECT 1 FROM finding_resolutions r
+                            WHERE r.finding_id = f.finding_id AND r.to_status = 'CLOSED')) AS open_findings`,
+  );
+  const r = rows[0];
+  return {
+    openExecutions: Number(r?.open_executions ?? 0),
+    ambiguousExecutions: Number(r?.ambiguous_executions ?? 0),
+    oldestOpenAgeSeconds: Math.max(0, Number(r?.oldest_open_age_s ?? 0)),
+    openFindings: Number(r?.open_findings ?? 0),
+  };
+}
+
+/**
+ * Recently settled effects never audited: the latest execution settled (COMMITTED or
+ * FAILED) within `lookbackSeconds`, at least `minAgeSeconds` ago, through one of
+ * `adapterIds`, with no audit probe on that execution yet. Oldest settle first, at most `limit`.
+ */
+export async function listAuditCandidates(
+  q: Queryable,
+  options: {
+    readonly adapterIds: readonly string[];
+    readonly lookbackSeconds: number;
+    readonly minAgeSeconds: number;
+    readonly limit: number;
+  },
+): Promise<string[]> {
+  if (options.adapterIds.length === 0 || options.limit < 1) return [];
+  const { rows } = await q.query<{ effect_id: string }>(
+    `SELECT e.effect_id FROM effect_frontiers e JOIN effect_records r ON r.effect_id = e.effect_id
+      WHERE e.frontier IN ('SETTLED_COMMITTED', 'SETTLED_FAILED')
+        AND r.adapter_id = ANY($1::text[])
+        AND e.frontier_at >= now() - make_interval(secs => $2)
+        AND e.frontier_at <= now() - make_interval(secs => $3)
+        AND NOT EXISTS (SELECT 1 FROM status_probes p
+                         WHERE p.execution_id = e.execution_id AND p.probe_kind = 'audit')
+      ORDER BY e.frontier_at, e.effect_id LIMIT $4`,
+    [options.adapterIds, options.lookbackSeconds, options.minAgeSeconds, options.limit],
+  );
+  return rows.map((r) => r.effect_id);
+}
