@@ -14,6 +14,8 @@ const AdapterConfig = z.strictObject({
   tier: z.enum(["C1", "C2", "C3"]).default("C2"),
   /** Name of the environment variable holding the destination URL (never the URL's secret parts). */
   url_env: z.string().min(1).default("IRREVON_REFDEST_URL"),
+  /** The refdest profile's declared read lag (the adapter id becomes `refdest-<tier>-lag<N>s`). */
+  lag_seconds: z.number().int().min(0).max(86_400).default(0),
 });
 
 const ConfigSchema = z.strictObject({
@@ -37,6 +39,11 @@ const ConfigSchema = z.strictObject({
       escalation_budget: z.number().int().min(1).max(1000).default(5),
     })
     .default({ reread_gap_seconds: 60, escalation_budget: 5 }),
+  sweep: z
+    .strictObject({
+      orphan_grace_seconds: z.number().min(0).max(30 * 86_400).default(1_800),
+    })
+    .default({ orphan_grace_seconds: 1_800 }),
   adapters: z.record(z.string().min(1).max(256), AdapterConfig).default({}),
   demo: z.strictObject({ seed: z.number().int().min(0).max(2 ** 31) }).default({ seed: 42 }),
 });

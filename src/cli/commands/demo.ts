@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { IrrevonError } from "../../core/errors.js";
 import { runDemo, type DemoEvent, type DemoLeg } from "../demo/run-demo.js";
 import { EXIT_CODES } from "../exit-codes.js";
+import { serveUntilStopped } from "./serve.js";
 import { CLI_SCHEMA_VERSION, requestExit, writeHuman, writeJson } from "../output.js";
 
 interface DemoFlags {
@@ -19,6 +20,8 @@ interface DemoFlags {
   readonly json?: boolean;
   readonly artifact: string | false;
   readonly dir: string;
+  readonly serve?: boolean;
+  readonly port: string;
 }
 
 function describeEvent(e: DemoEvent): string {
@@ -50,6 +53,8 @@ export function register(program: Command): void {
     .option("--dir <dir>", "demo working directory, recreated on every run", ".irrevon/demo")
     .option("--artifact <file>", "where to write the artifact JSON", "irrevon-demo-artifact.json")
     .option("--no-artifact", "do not write an artifact")
+    .option("--serve", "afterwards, keep the demo ledger open and serve the read-only workbench on it")
+    .option("--port <n>", "workbench port with --serve", "5180")
     .option("--json", "print one summary object on stdout")
     .action(async (flags: DemoFlags) => {
       if (!/^\d{1,9}$/.test(flags.seed)) throw new IrrevonError("usage", "--seed must be an integer from 0 to 999999999", { details: { flag: "--seed" } });
@@ -59,9 +64,12 @@ export function register(program: Command): void {
       if (flags.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(flags.databaseUrl)) {
         throw new IrrevonError("usage", "--database-url must start with postgres:// or postgresql://", { details: { flag: "--database-url" } });
       }
+      if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65_535) {
+        throw new IrrevonError("usage", "--port must be an integer from 0 to 65535", { details: { flag: "--port" } });
+      }
       const json = flags.json === true;
       if (!json) writeHuman("irrevon demo — order 9410 against the reference destination (C2: queryable, no idempotency keys)");
-      const { summary, events } = await runDemo({
+      const { summary, events, ledger } = await runDemo({
         seed: Number(flags.seed),
         leg: flags.leg as DemoLeg,
         workDir: resolve(flags.dir),
@@ -95,5 +103,16 @@ export function register(program: Command): void {
         if (artifactPath !== null) writeHuman(`artifact:    ${artifactPath}`);
       }
       if (!summary.contrast_holds) requestExit(EXIT_CODES.declared_outcome.code);
+      if (flags.serve === true && ledger !== null) {
+        await serveUntilStopped({
+          location: ledger,
+          describe: summary.database,
+          port: Number(flags.port),
+          isDemo: true,
+          quiet: json,
+          json: false,
+          announce: (url) => writeHuman(`workbench: ${new URL(`/effects/${summary.effect_id ?? ""}`, url).toString()} · read-only · loopback-only · Ctrl-C to stop`),
+        });
+      }
     });
 }

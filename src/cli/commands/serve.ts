@@ -13,7 +13,7 @@ import type { Command } from "commander";
 import { pino } from "pino";
 import { ErrorCode, IrrevonError } from "../../core/errors.js";
 import { DbRole } from "../../db/db.js";
-import { openDatabase } from "../../db/open.js";
+import { openDatabase, type DatabaseLocation } from "../../db/open.js";
 import { runHealthChecks } from "../../workbench/queries/health.js";
 import { silentLogger } from "../../workbench/request-log.js";
 import { DEFAULT_WORKBENCH_PORT, startWorkbench } from "../../workbench/server.js";
@@ -80,44 +80,69 @@ export function register(program: Command): void {
         },
       );
     }
-    const db = await openDatabase({ ...ledger.location, role: DbRole.read });
-    try {
-      const checks = await db.transaction((tx) => runHealthChecks(tx), { readOnly: true });
-      const failed = checks.filter((c) => c.status !== "ok").map((c) => c.name);
-      if (failed.length > 0) {
-        throw new IrrevonError(
-          ErrorCode.not_found,
-          `the ledger is not ready for a read-only workbench (failed: ${failed.join(", ")}); run irrevon migrate`,
-          {
-            details: { failed_checks: failed },
-          },
-        );
-      }
-      const isDemo =
-        flags.demo === true ||
-        (dataDir !== undefined && resolve(dataDir) === resolve(DEMO_LEDGER_DIR));
-      const logger =
-        flags.quiet === true ? silentLogger : pino({ name: "irrevon-serve" }, pino.destination(2));
-      const running = await startWorkbench({ db, port, isDemo, logger });
-      if (flags.json === true) {
-        writeJson({
-          schema_version: CLI_SCHEMA_VERSION,
-          url: running.url,
-          port: running.port,
-          read_role: DbRole.read,
-          ledger: ledger.describe,
-          demo: isDemo,
-        });
-      } else {
-        process.stdout.write(`${running.url}\n`);
-        writeHuman(
-          `irrevon workbench at ${running.url} · ${ledger.describe} · read-only · loopback-only · Ctrl-C to stop`,
-        );
-      }
-      await waitForStop();
-      await running.close();
-    } finally {
-      await db.close();
-    }
+    const isDemo =
+      flags.demo === true || (dataDir !== undefined && resolve(dataDir) === resolve(DEMO_LEDGER_DIR));
+    await serveUntilStopped({
+      location: ledger.location,
+      describe: ledger.describe,
+      port,
+      isDemo,
+      quiet: flags.quiet === true,
+      json: flags.json === true,
+    });
   });
+}
+
+/** What {@link serveUntilStopped} serves and how. */
+export interface ServeOptions {
+  readonly location: DatabaseLocation;
+  readonly describe: string;
+  readonly port: number;
+  readonly isDemo: boolean;
+  readonly quiet: boolean;
+  readonly json: boolean;
+  /** Replaces the default announcement (URL on stdout, banner on stderr). */
+  readonly announce?: (url: string) => void;
+}
+
+/**
+ * Opens the ledger as irrevon_read, checks it is ready, serves the workbench on 127.0.0.1
+ * and returns after Ctrl-C / SIGTERM. Used by `serve` and by `demo --serve`.
+ */
+export async function serveUntilStopped(options: ServeOptions): Promise<void> {
+  const db = await openDatabase({ ...options.location, role: DbRole.read });
+  try {
+    const checks = await db.transaction((tx) => runHealthChecks(tx), { readOnly: true });
+    const failed = checks.filter((c) => c.status !== "ok").map((c) => c.name);
+    if (failed.length > 0) {
+      throw new IrrevonError(
+        ErrorCode.not_found,
+        `the ledger is not ready for a read-only workbench (failed: ${failed.join(", ")}); run irrevon migrate`,
+        { details: { failed_checks: failed } },
+      );
+    }
+    const logger = options.quiet ? silentLogger : pino({ name: "irrevon-serve" }, pino.destination(2));
+    const running = await startWorkbench({ db, port: options.port, isDemo: options.isDemo, logger });
+    if (options.announce !== undefined) {
+      options.announce(running.url);
+    } else if (options.json) {
+      writeJson({
+        schema_version: CLI_SCHEMA_VERSION,
+        url: running.url,
+        port: running.port,
+        read_role: DbRole.read,
+        ledger: options.describe,
+        demo: options.isDemo,
+      });
+    } else {
+      process.stdout.write(`${running.url}\n`);
+      writeHuman(
+        `irrevon workbench at ${running.url} · ${options.describe} · read-only · loopback-only · Ctrl-C to stop`,
+      );
+    }
+    await waitForStop();
+    await running.close();
+  } finally {
+    await db.close();
+  }
 }

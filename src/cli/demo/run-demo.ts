@@ -65,9 +65,13 @@ export interface DemoSummary {
   readonly work_dir: string;
 }
 
+/** Where the Irrevon leg's ledger is, for `demo --serve` and `inspect`. */
+export type DemoLedgerLocation = { readonly dataDir: string } | { readonly databaseUrl: string } | null;
+
 export interface DemoResult {
   readonly summary: DemoSummary;
   readonly events: readonly DemoEvent[];
+  readonly ledger: DemoLedgerLocation;
 }
 
 const DROP_AFTER_COMMIT = [{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }];
@@ -109,6 +113,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const refdest = new Refdest({ tier: "C2", seed: options.seed });
   const server = await startRefdestServer(refdest, { port: 0 });
   let database = "";
+  let ledger: DemoLedgerLocation = null;
   try {
     let irrevonLeg: IrrevonLegSummary | null = null;
     let b5Leg: B5LegSummary | null = null;
@@ -125,6 +130,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         }
         ledgerEnv = { IRREVON_DATA_DIR: dataDir };
         database = `embedded ${dataDir}`;
+        ledger = { dataDir };
       } else {
         const url = await freshServerDatabase(options.databaseUrl, options.seed);
         const root = await openPrivileged({ databaseUrl: url });
@@ -135,6 +141,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         }
         ledgerEnv = { IRREVON_DATABASE_URL: url };
         database = `postgres ${redactUrl(url)}`;
+        ledger = { databaseUrl: url };
       }
       irrevonLeg = await runIrrevonLeg(server.url, refdest, ledgerEnv, note);
     }
@@ -151,6 +158,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       options.leg === "both" ? irrevonHolds && b5Holds : options.leg === "irrevon" ? irrevonHolds : b5Holds;
     return {
       events,
+      ledger,
       summary: {
         seed: options.seed,
         effect_id: irrevonLeg?.effect_id ?? null,

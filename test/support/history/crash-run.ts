@@ -13,7 +13,7 @@ import {
 import { auditLedger, type Violation } from "../../../src/ledger/auditor.js";
 import type { HistoryVerdict, ScenarioFacts } from "../../../src/testing/history-checker.js";
 import type { Backend } from "../databases.js";
-import { EngineProcess, sleep } from "./engine-process.js";
+import { EngineProcess, SWEEP_CHILD_ENTRY, sleep } from "./engine-process.js";
 import { checkRun } from "./ledger-history.js";
 import { openProofLedger, type ProofLedger } from "./proof-ledger.js";
 
@@ -74,6 +74,15 @@ export class CrashRun {
   /** Starts a child armed to die at `seam` (optionally on its n-th hit). */
   startArmed(seam: string, nth = 1): Promise<EngineProcess> {
     return this.start({ IRREVON_CRASH_AT: `${seam}:${nth}` });
+  }
+
+  /** Starts a sweeping child (test/support/history/sweep-child.ts) and waits for READY. */
+  async startSweeper(extra: Readonly<Record<string, string>> = {}): Promise<EngineProcess> {
+    const label = `sweeper#${this.#started + 1}`;
+    const child = EngineProcess.spawn(label, this.env(extra), SWEEP_CHILD_ENTRY);
+    this.children.push(child);
+    await child.ready();
+    return child;
   }
 
   /** Spawns a child that is expected to die during boot (recovery seams); waits for the death. */

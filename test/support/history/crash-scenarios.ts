@@ -207,6 +207,35 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    seam: "sweep.pre_finding",
+    name: "kill after a sweep run is recorded, before its orphan is written: the next sweep writes it once",
+    async run(r) {
+      const a = intent("swept-legit");
+      const engine = await r.start();
+      await engine.call(a.registerLine);
+      expect(await engine.call(a.dispatchLine)).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
+      await engine.exit();
+      r.server.refdest.createOutOfBand({ effect_type: "order.create", payload: { note: "oob" } });
+      const first = await r.startSweeper({ IRREVON_CRASH_AT: "sweep.pre_finding:2" });
+      expect(await first.call("SWEEP")).toMatchObject({
+        listed: 2,
+        matched: 1,
+        orphansCreated: [],
+      });
+      expect(await first.send("SWEEP")).toMatchObject({ exit: { signal: "SIGKILL" } });
+      const orphans = "SELECT finding_id FROM findings WHERE classification = 'ORPHANED'";
+      expect(await r.count(orphans)).toBe(0);
+      expect(await r.count("SELECT run_id FROM sweep_runs")).toBe(2);
+      const second = await r.startSweeper();
+      const swept = await second.call("SWEEP");
+      expect(swept["orphansCreated"]).toHaveLength(1);
+      expect(await second.call("SWEEP")).toMatchObject({ alreadyKnown: 1, orphansCreated: [] });
+      await second.exit();
+      expect(await r.count(orphans)).toBe(1);
+      return { legitimate: [a.effectId] };
+    },
+  },
+  {
     seam: "recovery.after_record",
     name: "kill in the middle of recovery: recovery is re-entrant, each record settled once",
     async run(r) {

@@ -11,7 +11,10 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const ENTRY = "src/testing/engine-child.ts";
+/** The engine child every suite uses. */
+export const ENGINE_CHILD_ENTRY = "src/testing/engine-child.ts";
+/** A sweeping engine child (the engine child has no SWEEP verb yet). */
+export const SWEEP_CHILD_ENTRY = "test/support/history/sweep-child.ts";
 
 export interface ProcessExit {
   readonly code: number | null;
@@ -32,9 +35,9 @@ export class EngineProcess {
   readonly #exited: Promise<ProcessExit>;
   #wake: Array<() => void> = [];
 
-  private constructor(label: string, env: Readonly<Record<string, string>>) {
+  private constructor(label: string, env: Readonly<Record<string, string>>, entry: string) {
     this.label = label;
-    this.#proc = spawn(process.execPath, ["--import", "tsx", ENTRY], {
+    this.#proc = spawn(process.execPath, ["--import", "tsx", entry], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["pipe", "pipe", "pipe"],
@@ -63,8 +66,12 @@ export class EngineProcess {
   }
 
   /** Spawns a child without waiting for it. */
-  static spawn(label: string, env: Readonly<Record<string, string>>): EngineProcess {
-    return new EngineProcess(label, env);
+  static spawn(
+    label: string,
+    env: Readonly<Record<string, string>>,
+    entry = ENGINE_CHILD_ENTRY,
+  ): EngineProcess {
+    return new EngineProcess(label, env, entry);
   }
 
   /** Spawns a child and waits for READY (throws if it dies or refuses first). */
@@ -73,7 +80,7 @@ export class EngineProcess {
     env: Readonly<Record<string, string>>,
     timeoutMs = 60_000,
   ): Promise<EngineProcess> {
-    const child = new EngineProcess(label, env);
+    const child = new EngineProcess(label, env, ENGINE_CHILD_ENTRY);
     await child.ready(timeoutMs);
     return child;
   }

@@ -1,0 +1,83 @@
+/**
+ * cli/open-engine — how the operator commands reach the ledger: the engine (`worker`,
+ * `resolve`), an app-role handle (`deny`, `branch`) or a read-only one (`findings`), from the
+ * shared ledger options and `irrevon.toml` (tunables from `[reconcile]` and `[sweep]`, adapters
+ * from `[adapters.<id>]`). On the embedded ledger one process owns the data directory: a second
+ * opener is refused with `ledger_locked`, and the message says what to do instead.
+ */
+import { existsSync } from "node:fs";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type { Db } from "../db/db.js";
+import { DbRole } from "../db/db.js";
+import { openDatabase } from "../db/open.js";
+import type { EngineEventSink } from "../engine/events.js";
+import { openIrrevon, type Irrevon } from "../engine/irrevon.js";
+import { adaptersFromConfig } from "./adapters-from-config.js";
+import { resolveLedger, type LedgerFlags, type ResolvedLedger } from "./ledger-options.js";
+
+/** Re-labels the data-directory lock refusal with what the operator can do about it. */
+export function explainLocked(e: unknown, ledger: ResolvedLedger): unknown {
+  if (!(e instanceof IrrevonError) || e.code !== ErrorCode.ledger_locked) return e;
+  return new IrrevonError(
+    ErrorCode.ledger_locked,
+    `${e.message}: with the embedded ledger one process owns the data directory; stop that process, ` +
+      "or run several workers against a Postgres server (--database-url)",
+    { details: { ...e.details, ledger: ledger.describe }, cause: e },
+  );
+}
+
+/** Options of {@link openCliEngine}. */
+export interface CliEngineOptions {
+  /** Build the configured adapters (needed to reach a destination). */
+  readonly withAdapters: boolean;
+  readonly events?: EngineEventSink;
+}
+
+/** Opens the engine for a command; the caller closes it. */
+export async function openCliEngine(
+  flags: LedgerFlags,
+  options: CliEngineOptions,
+): Promise<{ irrevon: Irrevon; ledger: ResolvedLedger }> {
+  const ledger = resolveLedger(flags);
+  const { config } = ledger.loaded;
+  const adapters = options.withAdapters ? adaptersFromConfig(config) : [];
+  const url = ledger.location.databaseUrl;
+  try {
+    const irrevon = await openIrrevon({
+      database: url !== undefined ? { url } : { dataDir: ledger.location.dataDir ?? "" },
+      adapters,
+      config: {
+        rereadGapSeconds: config.reconcile.reread_gap_seconds,
+        escalationBudget: config.reconcile.escalation_budget,
+        orphanGraceSeconds: config.sweep.orphan_grace_seconds,
+      },
+      ...(options.events === undefined ? {} : { events: options.events }),
+    });
+    return { irrevon, ledger };
+  } catch (e) {
+    throw explainLocked(e, ledger);
+  }
+}
+
+/**
+ * Opens the ledger as `role` without an engine (no lease, no adapters). Read-only access to an
+ * embedded ledger that does not exist yet is `not_found` rather than an empty new ledger.
+ */
+export async function openCliLedger(flags: LedgerFlags, role: DbRole): Promise<Db> {
+  const ledger = resolveLedger(flags);
+  const { databaseUrl, dataDir } = ledger.location;
+  if (databaseUrl === undefined && role === DbRole.read && (dataDir === undefined || !existsSync(dataDir))) {
+    throw new IrrevonError(ErrorCode.not_found, `no embedded ledger at ${dataDir ?? "(none)"}`, {
+      details: { data_dir: dataDir ?? null },
+    });
+  }
+  try {
+    return await openDatabase({
+      ...ledger.location,
+      role,
+      ...(databaseUrl === undefined && role !== DbRole.read ? { autoMigrate: true } : {}),
+    });
+  } catch (e) {
+    throw explainLocked(e, ledger);
+  }
+}
