@@ -66,7 +66,11 @@ export async function openCliEngine(
 export async function openCliLedger(flags: LedgerFlags, role: DbRole): Promise<Db> {
   const ledger = resolveLedger(flags);
   const { databaseUrl, dataDir } = ledger.location;
-  if (databaseUrl === undefined && role === DbRole.read && (dataDir === undefined || !existsSync(dataDir))) {
+  if (
+    databaseUrl === undefined &&
+    role === DbRole.read &&
+    (dataDir === undefined || !existsSync(dataDir))
+  ) {
     throw new IrrevonError(ErrorCode.not_found, `no embedded ledger at ${dataDir ?? "(none)"}`, {
       details: { data_dir: dataDir ?? null },
     });
