@@ -26,6 +26,18 @@ export type {
 export type { ReconcileOutcome, ParkReason } from "./engine/reconcile-types.js";
 export type { RecoveryReport } from "./engine/recovery.js";
 export type { AuditOutcome } from "./engine/audit-settled.js";
+export { runWorker } from "./engine/worker.js";
+export type { WorkerOptions, WorkerSummary } from "./engine/worker.js";
+export { createLogSink } from "./engine/log-sink.js";
+export type { LogSink, LogSinkOptions } from "./engine/log-sink.js";
+export type { SweepReport } from "./engine/sweep.js";
+export type { SweepWindow } from "./engine/sweep-window.js";
+export type { ResolveOutcome, ResolveEvidence, ResolveActor } from "./engine/resolution.js";
+export type { CycleReport, CycleOptions } from "./engine/worker-cycle.js";
+export type { LedgerGauges } from "./ledger/worker-gauges.js";
+export type { FindingFilter } from "./ledger/resolution-list.js";
+export type { IntentContractInput } from "./core/contract-input.js";
+export { ClassifierProposal } from "./advisory/classifier-proposal.js";
 export { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from "./engine/config.js";
 export type { EngineConfig, AutoRedispatchGrant } from "./engine/config.js";
 export { systemClock, manualClock } from "./engine/clock.js";

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Adapter } from "../adapters/contract.js";
 import { validateIntentContract } from "../core/contract.js";
+import type { IntentContractInput, NoAdvisoryKeys } from "../core/contract-input.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { LifecycleState } from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
@@ -85,7 +86,7 @@ export interface EffectStatus {
 }
 
 /** A human decision about an AMBIGUOUS execution (e.g. on a C3 destination). */
-export interface ManualSettlement {
+export interface ManualSettlement extends NoAdvisoryKeys {
   readonly committed: boolean;
   readonly decidedBy: string;
   readonly note: string;
@@ -109,7 +110,7 @@ export interface Irrevon {
   /** The ledger handle (irrevon_app). */
   readonly db: Db;
   /** Validates and persists an intent contract (INTENDED→PERSISTED) or adjudicates a replay. */
-  register(contract: unknown): Promise<RegisterResult>;
+  register(contract: IntentContractInput): Promise<RegisterResult>;
   /** Runs the commit gate and, if allowed, exactly one wire call. */
   dispatch(effectId: string, options?: DispatchOptions): Promise<DispatchOutcome>;
   /** One reconciliation step for an effect (never sleeps). */

@@ -15,6 +15,7 @@
  * run time (I9). Imports: core, db, ledger, adapters, engine.
  */
 import { rejectAdvisory } from "../core/advisory-guard.js";
+import type { NoAdvisoryKeys } from "../core/contract-input.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import {
   RESOLUTION_ACTIONS,
@@ -36,7 +37,7 @@ export type ResolveActor = "human" | "policy_auto";
  * resolution needs `note`; COMPENSATED needs `compensating_effect_id`; REDISPATCHED needs
  * `fresh_authority_ref` and `stamped_at` (RFC 3339).
  */
-export interface ResolveEvidence {
+export interface ResolveEvidence extends NoAdvisoryKeys {
   readonly note?: string;
   readonly compensating_effect_id?: string;
   readonly fresh_authority_ref?: string;

@@ -17,6 +17,7 @@
  * (errors as `{"error":{code,message,retryable,details}}`). Imports: anything (testing layer).
  */
 import { createInterface } from "node:readline";
+import type { IntentContractInput } from "../core/contract-input.js";
 import { refdestDeclaration } from "../adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../adapters/refdest-adapter.js";
 import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
@@ -102,7 +103,7 @@ async function boot(): Promise<Irrevon> {
 async function handle(irrevon: Irrevon, verb: string, arg: string): Promise<unknown> {
   switch (verb) {
     case "REGISTER":
-      return irrevon.register(JSON.parse(arg) as unknown);
+      return irrevon.register(JSON.parse(arg) as IntentContractInput); // untrusted JSON: run-time validation decides
     case "DISPATCH":
       return irrevon.dispatch(arg);
     case "RECONCILE":

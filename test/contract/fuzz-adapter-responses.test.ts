@@ -8,7 +8,7 @@
  * only on the destination's own authoritative "none", never on garbage. A few cases also go
  * over real sockets (node:http transport). Control: a naive adapter is caught.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DispatchOrder, DispatchResult } from "../../src/adapters/contract.js";
@@ -270,7 +270,7 @@ describe("fuzz: destination responses through the adapter", () => {
 describe("hostile bytes over real sockets (node:http transport)", () => {
   let server: Server;
   let baseUrl = "";
-  const answers: Record<string, (res: import("node:http").ServerResponse) => void> = {
+  const answers: Record<string, (res: ServerResponse) => void> = {
     "bad-utf8": (res) => {
       res.writeHead(201, { "content-type": "application/json" });
       res.end(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]));

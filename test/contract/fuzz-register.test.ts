@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
+import type { IntentContractInput } from "../../src/core/contract-input.js";
 import { validateIntentContract } from "../../src/core/contract.js";
 import { isIrrevonError } from "../../src/core/errors.js";
 import type { Db } from "../../src/db/db.js";
@@ -153,7 +154,7 @@ describe("fuzz: contracts through register (PGlite ledger)", () => {
 
   it("anything is registered or refused with a typed error, and a refusal writes nothing", async () => {
     await fc.assert(
-      registerProperty(ledger.superuser, (raw) => irrevon.register(raw)),
+      registerProperty(ledger.superuser, (raw) => irrevon.register(raw as IntentContractInput)),
       { numRuns: RUNS },
     );
     // The run also registered real contracts (the property is not vacuous).

@@ -3,6 +3,7 @@
  * on a fresh test ledger (either backend), with a manual clock, plus intent-contract builders.
  * Not a test file; imported by the engine-, gate-, registrar- and reconcile- suites.
  */
+import type { IntentContractInput } from "../../src/core/contract-input.js";
 import { randomBytes } from "node:crypto";
 import type { CapabilityDeclaration } from "../../src/adapters/contract.js";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
@@ -110,7 +111,8 @@ export const RESYNTHESIZED_PARAMS = {
 };
 
 /** An intent contract; a fresh order id unless `stable_ids` is given. */
-export function orderContract(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function orderContract(overrides: Record<string, unknown> = {}): IntentContractInput {
+  // Tests pass deliberately invalid overrides too: run-time validation is under test there.
   return {
     schema_version: "1",
     stable_ids: { order_id: randomBytes(5).toString("hex"), customer_ref: "C-0007" },
@@ -122,7 +124,7 @@ export function orderContract(overrides: Record<string, unknown> = {}): Record<s
     authority_ref: "auth_approved_task_18",
     stamped_at: new Date().toISOString(),
     ...overrides,
-  };
+  } as IntentContractInput;
 }
 
 /** Effects the destination actually holds (ground truth). */

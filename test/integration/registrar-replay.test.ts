@@ -190,6 +190,7 @@ describeEachBackend("registrar", (backend) => {
       code: "contract_invalid",
     });
     await expect(
+      // @ts-expect-error I9 at type level: an advisory-marked value is not a contract.
       f.irrevon.register({ ...orderContract(), __irrevon_advisory__: true }),
     ).rejects.toMatchObject({ code: "advisory_rejected" });
     expect((await counts(f))["effect_records"]).toBe(0);

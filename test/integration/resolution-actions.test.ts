@@ -8,6 +8,7 @@
  * re-dispatched, also after escalation; concurrent resolutions of one finding: one wins;
  * advisory input is refused at run time.
  */
+import type { IntentContractInput } from "../../src/core/contract-input.js";
 import { afterEach, expect, it } from "vitest";
 import { ClassifierProposal } from "../../src/advisory/classifier-proposal.js";
 import { resolveChain } from "../../src/ledger/resolve-finding.js";
@@ -74,7 +75,7 @@ async function orphan(f: EngineFixture): Promise<number> {
   return id;
 }
 
-function compensation(findingId: number): Record<string, unknown> {
+function compensation(findingId: number): IntentContractInput {
   return orderContract({
     effect_type: "order.cancel",
     stable_ids: { order_id: `cancel-${findingId}`, compensates_finding_id: String(findingId) },

@@ -4,6 +4,7 @@
  * `resolve accept|escalate|compensate|redispatch`, `deny add|lift`, `branch cancel` — exit
  * codes (0 ok, 2 bad input or illegal resolution, 3 declared outcome) and `--json` shapes.
  */
+import type { IntentContractInput } from "../../src/core/contract-input.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +27,7 @@ tier = "C2"
 url_env = "IRREVON_REFDEST_URL"
 `;
 
-function contract(orderId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function contract(orderId: string, extra: Record<string, unknown> = {}): IntentContractInput {
   return {
     schema_version: "1",
     stable_ids: { order_id: orderId },

@@ -109,7 +109,7 @@ describe.skipIf(SKIP_POSTGRES)("database faults under a running engine [postgres
     const a = intent("terminated-claim");
     const child = await engine();
     await child.call(a.registerLine);
-    const scope = String(a.contract["scope"]);
+    const scope = a.scope;
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
     try {
@@ -277,7 +277,7 @@ describe.skipIf(SKIP_POSTGRES)("database faults under a running engine [postgres
       {
         operationId: a.operationId,
         effectType: "order.create",
-        payload: a.contract["parameters"] as Record<string, unknown>,
+        payload: a.parameters,
         clientRef: a.operationId,
         idempotencyKey: a.operationId,
         stableIds: {},

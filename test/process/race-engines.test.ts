@@ -117,7 +117,7 @@ describe.skipIf(SKIP_POSTGRES)("engine processes racing on one Postgres", () => 
       const racers = fleet.slice(0, n);
       const { gathered, replies } = await releaseTogether(
         url,
-        { scope: String(a.contract["scope"]), effectType: "order.create" },
+        { scope: a.scope, effectType: "order.create" },
         racers.map((c) => [c, a.dispatchLine] as const),
       );
       expect(gathered).toBeGreaterThanOrEqual(n);

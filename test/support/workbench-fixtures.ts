@@ -11,6 +11,7 @@
  * Stable-id values are distinctive strings (never hex-like), so a test can scan every
  * response body for them.
  */
+import type { IntentContractInput } from "../../src/core/contract-input.js";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
 import { manualClock } from "../../src/engine/clock.js";
@@ -50,7 +51,7 @@ const RESYNTHESIZED = {
 function contract(
   stableIds: Readonly<Record<string, string>>,
   overrides: Record<string, unknown> = {},
-): Record<string, unknown> {
+): IntentContractInput {
   return {
     schema_version: "1",
     stable_ids: stableIds,
@@ -62,7 +63,7 @@ function contract(
     authority_ref: "auth_approved_task_18",
     stamped_at: new Date().toISOString(),
     ...overrides,
-  };
+  } as IntentContractInput;
 }
 
 async function must<T extends { status: string }>(

@@ -313,7 +313,7 @@ export function defineCrashSuite(backend: Backend): void {
           {
             operationId: a.operationId,
             effectType: "order.create",
-            payload: a.contract["parameters"] as Record<string, unknown>,
+            payload: a.parameters,
             clientRef: a.operationId,
             idempotencyKey: a.operationId,
             stableIds: {},

@@ -3,6 +3,7 @@
  * each in its own slot unless a scope is given, with the intent id computed the way the
  * engine does (so a test knows an id even when the registration never committed).
  */
+import type { IntentContractInput } from "../../../src/core/contract-input.js";
 import { deriveIdentity } from "../../../src/core/identity.js";
 
 export interface IntentOptions {
@@ -18,7 +19,9 @@ export interface IntentOptions {
 export interface Intent {
   readonly effectId: string;
   readonly operationId: string;
-  readonly contract: Record<string, unknown>;
+  readonly scope: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+  readonly contract: IntentContractInput;
   /** `REGISTER <json>` for the engine child. */
   readonly registerLine: string;
   readonly dispatchLine: string;
@@ -29,14 +32,18 @@ export function intent(orderId: string, options: IntentOptions = {}): Intent {
   const effectType = options.effectType ?? "order.create";
   const scope = options.scope ?? `proof-store/${orderId}`;
   const stableIds = { order_id: orderId, customer_ref: "C-0007" };
-  const contract: Record<string, unknown> = {
+  const parameters = {
+    line_items: [{ sku: `SKU-${orderId}`, quantity: 1 }],
+    ...options.parameters,
+  };
+  const contract: IntentContractInput = {
     schema_version: "1",
     stable_ids: stableIds,
     effect_type: effectType,
     scope,
     effect_class: "IRREVERSIBLE",
     adapter_id: options.adapterId ?? "refdest-c2",
-    parameters: { line_items: [{ sku: `SKU-${orderId}`, quantity: 1 }], ...options.parameters },
+    parameters,
     authority_ref: `auth_proof_${orderId}`,
     stamped_at: new Date().toISOString(),
     ...(options.branchRef === undefined ? {} : { branch_ref: options.branchRef }),
@@ -49,6 +56,8 @@ export function intent(orderId: string, options: IntentOptions = {}): Intent {
   return {
     effectId,
     operationId: `${effectId}:0`,
+    scope,
+    parameters,
     contract,
     registerLine: `REGISTER ${JSON.stringify(contract)}`,
     dispatchLine: `DISPATCH ${effectId}`,
