@@ -8,6 +8,7 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     maxWorkers: 2,
-    reporters: ["default"],
+    reporters: ["default", "json"],
+    outputFile: { json: "test-artifacts/vitest-results.json" },
   },
 });

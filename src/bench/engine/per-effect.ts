@@ -1,0 +1,139 @@
+/**
+ * bench/engine/per-effect — the cost of one guarded effect (register + claim + record) next
+ * to the same call made straight to a zero-latency destination, on one backend, plus the
+ * durable commits, transactions and statements one clean effect costs (counted) and the
+ * commit floor of the same database. Imports: db, engine, bench.
+ */
+import { DbRole } from "../../db/db.js";
+import { openPostgres } from "../../db/pg-driver.js";
+import type { BenchDatabase } from "./bench-database.js";
+import {
+  benchContract,
+  directOrder,
+  guardedEffect,
+  openBenchEngine,
+  zeroLatencyAdapter,
+} from "./bench-effects.js";
+import { measureCommitFloor, type CommitFloor } from "./commit-floor.js";
+import { countingDb } from "./counting-db.js";
+import { elapsedMs, summarize, type LatencySummary } from "./stats.js";
+import { writeMap, writesBetween } from "./write-transactions.js";
+
+/** Per clean effect, counted over the measured loop. */
+export interface CommitsPerEffect {
+  /** Durable (transaction-id-bearing) commits, lease upkeep included. */
+  readonly durable: number;
+  /** Durable commits that wrote the ledger (lease upkeep excluded). */
+  readonly durableLedger: number;
+  readonly leaseOnly: number;
+  /** Explicit transactions the engine opened (read-only ones included). */
+  readonly transactions: number;
+  readonly statementsInTransactions: number;
+  /** Statements run on their own (each its own implicit transaction). */
+  readonly standaloneStatements: number;
+  /** Postgres only: pg_stat_database.xact_commit delta (every commit, read-only included; ±3/run). */
+  readonly xactCommit: number | null;
+}
+
+export interface PerEffectResult {
+  readonly backend: BenchDatabase["backend"];
+  readonly effects: number;
+  readonly direct: LatencySummary;
+  readonly guarded: LatencySummary;
+  readonly commitsPerEffect: CommitsPerEffect;
+  readonly floor: CommitFloor;
+}
+
+async function xactCommit(db: BenchDatabase): Promise<number | null> {
+  if (db.backend !== "postgres") return null;
+  await db.root.query("SELECT pg_stat_clear_snapshot()");
+  const { rows } = await db.root.query<{ n: string | number }>(
+    "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Runs the per-effect measurement on `db` (a fresh, migrated ledger). */
+export async function measurePerEffect(
+  db: BenchDatabase,
+  options: { readonly effects: number; readonly warmup: number; readonly tag: string },
+): Promise<PerEffectResult> {
+  const adapter = zeroLatencyAdapter();
+  const direct: number[] = [];
+  const guarded: number[] = [];
+  const settle = (): Promise<void> =>
+    db.backend === "postgres"
+      ? new Promise((resolve) => setTimeout(resolve, 500))
+      : Promise.resolve();
+  // Warm-up runs on its own engine, closed before counting starts: a Postgres backend flushes
+  // its statistics when it exits, so nothing of the warm-up leaks into the xact_commit delta.
+  const warm = await openBenchEngine(
+    db.root.as(DbRole.app),
+    adapter,
+    `bench-${db.backend}-${options.tag}-warm`,
+  );
+  try {
+    for (let i = 0; i < options.warmup; i++) {
+      await adapter.dispatch(directOrder(`${options.tag}w`, i), 30_000);
+      await guardedEffect(warm, benchContract(`${options.tag}w`, i));
+    }
+  } finally {
+    await warm.close();
+  }
+  for (let i = 0; i < options.effects; i++) {
+    const t = process.hrtime.bigint();
+    const r = await adapter.dispatch(directOrder(options.tag, i), 30_000);
+    direct.push(elapsedMs(t));
+    if (r.transportOutcome !== "OK") throw new Error(`direct call failed: ${JSON.stringify(r)}`);
+  }
+  // On Postgres the measured engine gets a pool of its own, so closing it ends its sessions
+  // (and the server flushes their statistics): the xact_commit delta is then complete.
+  const appDb =
+    db.url === null
+      ? db.root.as(DbRole.app)
+      : await openPostgres({ url: db.url, role: DbRole.app });
+  const counting = countingDb(appDb);
+  const engine = await openBenchEngine(counting, adapter, `bench-${db.backend}-${options.tag}`);
+  await settle();
+  const before = await writeMap(db.root);
+  const xactBefore = await xactCommit(db);
+  Object.assign(counting.counts, {
+    transactions: 0,
+    statementsInTransactions: 0,
+    standaloneStatements: 0,
+  });
+  try {
+    for (let i = 0; i < options.effects; i++) {
+      const t = process.hrtime.bigint();
+      await guardedEffect(engine, benchContract(options.tag, i));
+      guarded.push(elapsedMs(t));
+    }
+  } finally {
+    await engine.close();
+    if (db.url !== null) await appDb.close();
+  }
+  const counts = { ...counting.counts };
+  // Closing ended the engine's sessions; a backend flushes its statistics as it exits.
+  await settle();
+  const xactAfter = await xactCommit(db);
+  const writes = writesBetween(before, await writeMap(db.root));
+  const n = options.effects;
+  const floor = await measureCommitFloor(db.root, Math.max(20, Math.min(n, 500)));
+  return {
+    backend: db.backend,
+    effects: n,
+    direct: summarize(direct),
+    guarded: summarize(guarded),
+    commitsPerEffect: {
+      durable: writes.total / n,
+      durableLedger: writes.ledger / n,
+      leaseOnly: writes.leaseOnly / n,
+      transactions: counts.transactions / n,
+      statementsInTransactions: counts.statementsInTransactions / n,
+      standaloneStatements: counts.standaloneStatements / n,
+      // Includes a few of the bench's own reads (their session flushes at most once a second).
+      xactCommit: xactBefore === null || xactAfter === null ? null : (xactAfter - xactBefore) / n,
+    },
+    floor,
+  };
+}

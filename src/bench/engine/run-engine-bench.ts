@@ -1,0 +1,157 @@
+/**
+ * bench/engine/run-engine-bench — runs the whole engine benchmark in one go: per-effect cost
+ * on PGlite and on Postgres (with the commit floor of each), throughput with 1, 2, 4, 8
+ * engine processes on Postgres, and the physical limit (single-row insert commits/s) of the
+ * same server, measured in the same run. Returns the report; scripts/bench-engine.ts writes
+ * it. A run without a reachable Postgres server measures PGlite only and says so.
+ * Imports: db, bench.
+ */
+import { createRequire } from "node:module";
+import { cpus } from "node:os";
+import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import pg from "pg";
+import { createPgliteBenchDatabase, createPostgresBenchDatabase } from "./bench-database.js";
+import { measureInsertThroughput, type PhysicalLimitRun } from "./commit-floor.js";
+import { measurePerEffect, type PerEffectResult } from "./per-effect.js";
+import { judgeTargets, type EngineBenchReport, type HostInfo } from "./report.js";
+import { measureThroughput, type ThroughputRun } from "./throughput.js";
+
+export interface EngineBenchOptions {
+  /** Server for the Postgres parts (a database is created and dropped); null = PGlite only. */
+  readonly postgresUrl: string | null;
+  readonly effects: number;
+  readonly warmup: number;
+  readonly workers: readonly number[];
+  readonly throughputMs: number;
+  readonly physicalConnections: readonly number[];
+  readonly physicalMs: number;
+  /** How the run was started (recorded in the report). */
+  readonly command: string;
+  readonly backends?: readonly ("pglite" | "postgres")[];
+  /** Progress lines (stderr in the script). */
+  readonly log?: (line: string) => void;
+}
+
+/** Full-size defaults (`npm run bench:engine`). */
+export const FULL_BENCH: Omit<EngineBenchOptions, "postgresUrl" | "command"> = {
+  effects: 1_000,
+  warmup: 100,
+  workers: [1, 2, 4, 8],
+  throughputMs: 8_000,
+  physicalConnections: [1, 2, 4, 8],
+  physicalMs: 4_000,
+};
+
+function pgliteVersion(): string {
+  try {
+    const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
+    const pkg = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as {
+      version?: string;
+    };
+    return pkg.version ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+async function serverInfo(
+  url: string,
+): Promise<{ version: string; durability: Record<string, string> } | null> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await c.connect();
+    const version = (await c.query<{ v: string }>("SELECT version() AS v")).rows[0]?.v ?? "";
+    const durability: Record<string, string> = {};
+    for (const name of ["fsync", "synchronous_commit", "wal_sync_method", "full_page_writes"]) {
+      durability[name] =
+        (await c.query<{ s: string }>(`SELECT current_setting('${name}') AS s`)).rows[0]?.s ?? "";
+    }
+    return { version: version.split(" on ")[0] ?? version, durability };
+  } catch {
+    return null;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+/** Runs the benchmark (see the file header). */
+export async function runEngineBench(options: EngineBenchOptions): Promise<EngineBenchReport> {
+  const log = options.log ?? (() => undefined);
+  const server = options.postgresUrl === null ? null : await serverInfo(options.postgresUrl);
+  const backends = options.backends ?? ["pglite", "postgres"];
+  const tag = Date.now().toString(36);
+  const perEffect: PerEffectResult[] = [];
+  const throughput: ThroughputRun[] = [];
+  const physicalLimit: PhysicalLimitRun[] = [];
+
+  if (backends.includes("pglite")) {
+    log(`per-effect on pglite: ${options.effects} effects`);
+    const db = await createPgliteBenchDatabase();
+    try {
+      perEffect.push(
+        await measurePerEffect(db, { effects: options.effects, warmup: options.warmup, tag }),
+      );
+    } finally {
+      await db.close();
+    }
+  }
+  if (server !== null && options.postgresUrl !== null && backends.includes("postgres")) {
+    log(`per-effect on postgres: ${options.effects} effects`);
+    const db = await createPostgresBenchDatabase(options.postgresUrl);
+    try {
+      perEffect.push(
+        await measurePerEffect(db, { effects: options.effects, warmup: options.warmup, tag }),
+      );
+      for (const workers of options.workers) {
+        log(`throughput: ${workers} worker process(es) for ${options.throughputMs} ms`);
+        throughput.push(
+          await measureThroughput(
+            db.url ?? "",
+            workers,
+            options.throughputMs,
+            `${tag}-t${workers}`,
+          ),
+        );
+      }
+      for (const connections of options.physicalConnections) {
+        log(`physical limit: ${connections} connection(s) for ${options.physicalMs} ms`);
+        physicalLimit.push(
+          await measureInsertThroughput(db.url ?? "", connections, options.physicalMs),
+        );
+      }
+    } finally {
+      await db.close();
+    }
+  } else if (backends.includes("postgres")) {
+    log("Postgres unreachable: PGlite only");
+  }
+
+  const host: HostInfo = {
+    cpus: cpus().length,
+    node: process.versions.node,
+    platform: `${process.platform}-${process.arch}`,
+    postgres: server?.version ?? null,
+    pglite: pgliteVersion(),
+    durability: server?.durability ?? null,
+  };
+  return {
+    format: "irrevon-bench-engine/v1",
+    generatedAt: new Date().toISOString(),
+    command: options.command,
+    host,
+    config: {
+      effects: options.effects,
+      warmup: options.warmup,
+      workers: options.workers,
+      throughput_ms: options.throughputMs,
+      physical_connections: options.physicalConnections,
+      physical_ms: options.physicalMs,
+      destination: "in-process reference destination (C2), zero latency",
+    },
+    perEffect,
+    throughput,
+    physicalLimit,
+    targets: judgeTargets(perEffect, throughput, host.cpus),
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * bench/engine/throughput — effects per second with 1, 2, 4, 8 … engine processes on one
+ * Postgres database. Each process (bench/engine/throughput-worker) has its own zero-latency
+ * destination and its own slots, so the processes contend only for the database; all are
+ * started and warmed up first, then released by one `GO` line. Imports: bench.
+ */
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { summarize, type LatencySummary } from "./stats.js";
+
+export interface ThroughputRun {
+  readonly workers: number;
+  readonly durationMs: number;
+  readonly effects: number;
+  readonly errors: number;
+  readonly effectsPerSecond: number;
+  readonly latency: LatencySummary;
+}
+
+interface WorkerResult {
+  readonly effects: number;
+  readonly errors: number;
+  readonly wallMs: number;
+  readonly latenciesMs: number[];
+}
+
+/** The worker next to this module: .ts under tsx, .js once built. */
+const IS_TS = import.meta.url.endsWith(".ts");
+const WORKER_ENTRY = fileURLToPath(
+  new URL(`./throughput-worker${IS_TS ? ".ts" : ".js"}`, import.meta.url),
+);
+
+function startWorker(env: Record<string, string>): {
+  ready: Promise<void>;
+  result: Promise<WorkerResult>;
+  go(): void;
+  kill(): void;
+} {
+  const child = spawn(process.execPath, [...(IS_TS ? ["--import", "tsx"] : []), WORKER_ENTRY], {
+    env: { ...process.env, ...env, IRREVON_BENCH: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const stderr: string[] = [];
+  child.stderr.on("data", (c: Buffer) => stderr.push(c.toString("utf8")));
+  const lines = createInterface({ input: child.stdout });
+  let onReady: () => void = () => undefined;
+  let onResult: (r: WorkerResult) => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const result = new Promise<WorkerResult>((resolve, reject) => {
+    onResult = resolve;
+    child.on("exit", (code) => {
+      if (code !== 0)
+        reject(new Error(`throughput worker exited ${String(code)}: ${stderr.join("")}`));
+    });
+  });
+  lines.on("line", (line) => {
+    if (line === "READY") onReady();
+    else if (line.startsWith("RESULT ")) onResult(JSON.parse(line.slice(7)) as WorkerResult);
+  });
+  return {
+    ready: Promise.race([ready, result.then(() => undefined)]),
+    result,
+    go: () => child.stdin.write("GO\n"),
+    kill: () => child.kill("SIGKILL"),
+  };
+}
+
+/** One run with `workers` processes for `durationMs`. */
+export async function measureThroughput(
+  url: string,
+  workers: number,
+  durationMs: number,
+  runTag: string,
+): Promise<ThroughputRun> {
+  const fleet = Array.from({ length: workers }, (_, i) =>
+    startWorker({
+      IRREVON_BENCH_DB_URL: url,
+      IRREVON_BENCH_WORKER: String(i),
+      IRREVON_BENCH_DURATION_MS: String(durationMs),
+      IRREVON_BENCH_RUN: runTag,
+    }),
+  );
+  try {
+    await Promise.all(fleet.map((w) => w.ready));
+    for (const w of fleet) w.go();
+    const results = await Promise.all(fleet.map((w) => w.result));
+    const effects = results.reduce((s, r) => s + r.effects, 0);
+    const wallMs = Math.max(...results.map((r) => r.wallMs));
+    return {
+      workers,
+      durationMs: wallMs,
+      effects,
+      errors: results.reduce((s, r) => s + r.errors, 0),
+      effectsPerSecond: effects / (wallMs / 1000),
+      latency: summarize(results.flatMap((r) => r.latenciesMs)),
+    };
+  } catch (e) {
+    for (const w of fleet) w.kill();
+    throw e;
+  }
+}
