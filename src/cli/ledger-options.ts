@@ -30,12 +30,17 @@ export interface ResolvedLedger {
   readonly describe: string;
 }
 
-/** Strips user info from a URL so it can be printed. */
+/**
+ * A database URL safe to print: the userinfo password and every query parameter whose name
+ * mentions a password or key (libpq's `password`, `sslpassword`, `sslkey`, …) are removed.
+ */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    u.username = u.username === "" ? "" : u.username;
     u.password = "";
+    for (const name of [...u.searchParams.keys()]) {
+      if (/pass|secret|token|key/i.test(name)) u.searchParams.set(name, "REDACTED");
+    }
     return u.toString();
   } catch {
     return "<unparseable url>";
