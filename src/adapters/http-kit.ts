@@ -140,6 +140,8 @@ export function parseJsonBody(
     const { v, d } = stack.pop() as { readonly v: unknown; readonly d: number };
     nodes += 1;
     if (nodes > MAX_RESPONSE_NODES) return { ok: false, reason: "too_many_nodes" };
+    // JSON.parse turns 1e999 into Infinity: no canonical form, so refuse it as unparseable.
+    if (typeof v === "number" && !Number.isFinite(v)) return { ok: false, reason: "non_finite_number" };
     if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v))
       return { ok: false, reason: "unsafe_integer" };
     if (v === null || typeof v !== "object") continue;

@@ -30,6 +30,8 @@ export interface JsonBounds {
    * refusing them. Off for contracts; on for digests of values built in code.
    */
   readonly omitUndefinedMembers: boolean;
+  /** Refuse U+0000 in strings and keys (contracts: Postgres text/jsonb cannot store it). */
+  readonly rejectNul?: boolean;
 }
 
 /** The intent-contract bounds of reference §1.2 step 2. */
@@ -41,6 +43,7 @@ export const CONTRACT_BOUNDS: JsonBounds = {
   maxIntegerMagnitude: Number.MAX_SAFE_INTEGER,
   maxScalarBudgetBytes: 1_048_576,
   omitUndefinedMembers: false,
+  rejectNul: true,
 };
 
 /** Stable names of the limits, reported as `details.limit`. */
@@ -55,6 +58,7 @@ export const PreflightLimit = {
   scalar_budget_bytes: "scalar_budget_bytes",
   json_value: "json_value",
   string_key: "string_key",
+  no_nul: "no_nul",
 } as const;
 export type PreflightLimit = (typeof PreflightLimit)[keyof typeof PreflightLimit];
 
@@ -273,6 +277,9 @@ export function preflight(value: unknown, bounds: JsonBounds = CONTRACT_BOUNDS):
         const bytes = utf8ByteLength(v);
         if (bytes < 0)
           reject(path, "unicode_scalar", "no lone surrogates", v, "lone surrogate in string");
+        // Postgres text and jsonb cannot hold U+0000: refuse it here, naming the field,
+        // instead of letting the database fail the write with a bare storage error.
+        if (bounds.rejectNul === true && v.includes("\u0000")) reject(path, "no_nul", "no U+0000", v, "NUL character in string");
         if (bytes > bounds.maxStringBytes)
           reject(path, "max_string_bytes", bounds.maxStringBytes, v, "string too long");
         spend(bytes, path, v);
@@ -320,6 +327,7 @@ export function preflight(value: unknown, bounds: JsonBounds = CONTRACT_BOUNDS):
         const keyBytes = utf8ByteLength(key);
         if (keyBytes < 0)
           reject(child, "unicode_scalar", "no lone surrogates", key, "lone surrogate in key");
+        if (bounds.rejectNul === true && key.includes("\u0000")) reject(child, "no_nul", "no U+0000", key, "NUL character in key");
         if (keyBytes > bounds.maxKeyBytes)
           reject(child, "max_key_bytes", bounds.maxKeyBytes, key, "key too long");
         spend(keyBytes, child, key);

@@ -18,6 +18,7 @@ import { recordProbe } from "../ledger/record-probe.js";
 import { listFindings } from "../ledger/resolve-finding.js";
 import { callStatusQuery } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
+import { engineNowMs } from "./engine-time.js";
 import { strongestKey } from "./reconcile-keys.js";
 
 /** What one audit found: nothing new, nothing provable, or a new finding. */
@@ -69,7 +70,8 @@ export async function auditSettledEffect(
     );
   }
   const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
-  const nowMs = ctx.clock.now().getTime();
+  // Database time (plus a test offset), like the claimed_at the lag is measured from.
+  const nowMs = await engineNowMs(ctx);
   const probeId = await recordProbe(ctx.db, {
     executionId: execution.executionId,
     adapterId: record.adapterId,

@@ -1,23 +1,40 @@
 /**
  * engine/auto-redispatch — re-dispatch of a confirmed-LOST effect without a human, ONLY
  * under an explicit per-effect-type policy grant (D8; default: none) and only when the
- * destination declares a finite lag (absence without a bound goes to a human). The grant
- * reference is recorded as the authority of the new execution, so the gate checks it like
- * any other authority and the ledger shows who allowed the re-send. Imports: core, db,
- * ledger, engine.
+ * destination declares a finite lag (absence without a bound goes to a human). It takes the
+ * SAME path as a human re-dispatch (`resolve(…, "REDISPATCHED", …, "policy_auto")`, §7): the
+ * grant reference is the fresh authority (stamped with database now), and the absence it cites
+ * must be fresh — the newest ABSENT probe at most `redispatchAbsenceMaxAgeSeconds` old, else a
+ * new probe that must answer ABSENT. A LOST finding that sat OPEN for days is therefore
+ * re-checked before anything is sent again. If the destination now shows the effect, the audit
+ * records a CONTRADICTED finding and the LOST finding goes to a human (so no later pass probes
+ * it again); if no fresh ABSENT can be had, it stays OPEN for the next pass. Losing a race to
+ * another writer surfaces as `stale_state`. Imports: core, db, ledger, engine.
  */
-import { isoSql } from "../ledger/sql-util.js";
-import { beginRedispatch, closeReplacedFindings } from "../ledger/redispatch-resolution.js";
+import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
 import { requireRecord } from "../ledger/read-records.js";
 import { readFinding } from "../ledger/resolve-finding.js";
-import { emit, type EngineContext } from "./context.js";
-import { dispatchEffect, type DispatchOutcome } from "./dispatcher.js";
+import { isoSql } from "../ledger/sql-util.js";
+import type { EngineContext } from "./context.js";
+import type { DispatchOutcome } from "./dispatcher.js";
+import { resolveFindingAction } from "./resolution.js";
 
 /** Whether a LOST finding was re-dispatched under a policy grant, and why not. */
 export type AutoRedispatchResult =
   | {
       readonly status: "not_granted";
       readonly reason: "no_grant" | "lag_unbounded" | "not_open_lost";
+    }
+  | {
+      /** The fresh-absence check said no; nothing was sent. */
+      readonly status: "refused";
+      /**
+       * present_at_destination: the destination shows the effect (a CONTRADICTED finding was
+       * recorded and the LOST finding escalated to a human). absence_unconfirmed: the new
+       * probe was inconclusive; the finding stays OPEN and a later pass tries again.
+       */
+      readonly reason: "present_at_destination" | "absence_unconfirmed";
+      readonly details: Readonly<Record<string, unknown>>;
     }
   | {
       readonly status: "redispatched";
@@ -41,26 +58,69 @@ export async function autoRedispatchLost(
     return { status: "not_granted", reason: "lag_unbounded" };
 
   const now = await ctx.db.query<{ now: string }>(`SELECT ${isoSql("now()")} AS now`);
-  const opened = await beginRedispatch(ctx.db, {
-    findingId,
-    actor: "policy_auto",
-    authority: {
-      authorityRef: grant.grantRef,
-      stampedAt: now.rows[0]?.now ?? new Date().toISOString(),
-    },
-    evidence: {
-      policy_grant: grant.grantRef,
-      effect_type: record.effectType,
-      absence: finding.evidence,
-    },
-  });
-  emit(ctx, "finding_resolved", "info", {
-    finding_id: findingId,
-    to: "REDISPATCHED",
-    actor: "policy_auto",
-    operation_id: opened.operationId,
-  });
-  const dispatch = await dispatchEffect(ctx, record.effectId, { variant: "resolve_redispatch" });
-  await closeReplacedFindings(ctx.db, record.effectId);
-  return { status: "redispatched", operationId: opened.operationId, dispatch };
+  const stampedAt = now.rows[0]?.now ?? new Date().toISOString();
+  try {
+    const outcome = await resolveFindingAction(
+      ctx,
+      findingId,
+      "REDISPATCHED",
+      {
+        note: `re-dispatched under policy grant ${grant.grantRef}`,
+        fresh_authority_ref: grant.grantRef,
+        stamped_at: stampedAt,
+        policy_grant: grant.grantRef,
+        effect_type: record.effectType,
+        absence: finding.evidence,
+      },
+      "policy_auto",
+    );
+    if (outcome.redispatch === undefined)
+      throw new IrrevonError(ErrorCode.internal, "a re-dispatch resolution did not dispatch", {
+        details: { finding_id: findingId },
+      });
+    return {
+      status: "redispatched",
+      operationId: outcome.redispatch.operationId,
+      dispatch: outcome.redispatch.dispatch,
+    };
+  } catch (e) {
+    if (!isIrrevonError(e) || e.code !== ErrorCode.resolution_invalid) throw e;
+    return refusedOrRaced(ctx, findingId, e);
+  }
+}
+
+/** Turns a refused policy re-dispatch into a value; a refusal caused by a race is stale_state. */
+async function refusedOrRaced(
+  ctx: EngineContext,
+  findingId: number,
+  e: IrrevonError,
+): Promise<AutoRedispatchResult> {
+  const refusal = e.details["refusal"];
+  if (refusal === "present_at_destination") {
+    // The effect exists after all: a human decides (the CONTRADICTED finding says why).
+    await resolveFindingAction(
+      ctx,
+      findingId,
+      "ESCALATED_HUMAN",
+      {
+        note: "policy re-dispatch refused: the destination shows the effect",
+        reason: "present_at_destination",
+        probe_id: e.details["probe_id"],
+        contradicted_finding_id: e.details["new_finding_id"],
+      },
+      "policy_auto",
+    );
+    return { status: "refused", reason: "present_at_destination", details: e.details };
+  }
+  if (refusal === "absence_unconfirmed")
+    return { status: "refused", reason: "absence_unconfirmed", details: e.details };
+  // Any other refusal after the finding was read OPEN means another writer moved it first.
+  const current = await readFinding(ctx.db, findingId);
+  if (current.status !== "OPEN") {
+    throw new IrrevonError(ErrorCode.stale_state, "another writer resolved the finding first", {
+      details: { finding_id: findingId, current: current.status },
+      cause: e,
+    });
+  }
+  throw e;
 }

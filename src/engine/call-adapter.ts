@@ -16,7 +16,7 @@ import { isIrrevonError } from "../core/errors.js";
 import type { FailureKind, ProbeResult, TransportOutcome } from "../core/state-tables.js";
 
 /** Extra time past the deadline before the engine stops waiting for an adapter. */
-const OVERRUN_GRACE_MS = 1_000;
+export const OVERRUN_GRACE_MS = 1_000;
 
 /** A normalised dispatch result (evidence always an object). */
 export interface WireOutcome {

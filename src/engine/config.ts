@@ -1,8 +1,10 @@
 /**
  * engine/config — the engine's tunables (D9) with their documented defaults
- * (docs/engine.md "Tunables"). Every value is validated once at open. Imports: core.
+ * (docs/engine.md "Tunables"). Every value is validated once at open, including the rule that
+ * ties the lease to the deadlines (see {@link resolveEngineConfig}). Imports: core, engine.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
+import { OVERRUN_GRACE_MS } from "./call-adapter.js";
 
 /**
  * A per-effect-type grant that lets recovery re-dispatch a confirmed-LOST effect without a
@@ -29,7 +31,10 @@ export interface EngineConfig {
   readonly escalationBudget: number;
   /** Attempts (primary + replay probes) allowed per execution. */
   readonly maxAttemptsPerExecution: number;
-  /** Worker lease length; must exceed `dispatchDeadlineMs`. Renewed before every claim that needs it. */
+  /**
+   * Worker lease length; at least 2 × max(`dispatchDeadlineMs`, `probeDeadlineMs`) + 1000 (the
+   * adapter overrun grace). Renewed before every claim that needs it.
+   */
   readonly leaseTtlMs: number;
   /** Newest ABSENT evidence accepted for a re-dispatch without a fresh probe (reference: 600 s). */
   readonly redispatchAbsenceMaxAgeSeconds: number;
@@ -81,6 +86,42 @@ function requireNumber(name: string, value: number, min: number): void {
   }
 }
 
+/**
+ * A claim asks the lease keeper for 2 × deadline of lease and the dispatcher refuses to send
+ * with a deadline or less left; a wire call may run the deadline plus the overrun grace. A
+ * shorter lease would make every dispatch a silent LOST (not sent), or let a live call be
+ * taken for abandoned, so it is refused at open.
+ */
+function requireLeaseCovers(
+  config: EngineConfig,
+  deadlineField: "dispatchDeadlineMs" | "probeDeadlineMs",
+): void {
+  const deadlineMs = config[deadlineField];
+  const minLeaseMs = 2 * deadlineMs + OVERRUN_GRACE_MS;
+  if (config.leaseTtlMs >= minLeaseMs) return;
+  const maxDeadlineMs = Math.floor((config.leaseTtlMs - OVERRUN_GRACE_MS) / 2);
+  throw new IrrevonError(
+    ErrorCode.config_invalid,
+    `engine config leaseTtlMs must be >= 2 × ${deadlineField} + ${OVERRUN_GRACE_MS} = ${minLeaseMs}; ` +
+      `raise leaseTtlMs to ${minLeaseMs} or lower ${deadlineField}` +
+      (maxDeadlineMs >= 1 ? ` to at most ${maxDeadlineMs}` : ""),
+    {
+      details: {
+        field: "leaseTtlMs",
+        value: config.leaseTtlMs,
+        min: minLeaseMs,
+        rule: `leaseTtlMs >= 2 * ${deadlineField} + ${OVERRUN_GRACE_MS}`,
+        related_field: deadlineField,
+        related_value: deadlineMs,
+        fix: {
+          leaseTtlMs: minLeaseMs,
+          ...(maxDeadlineMs >= 1 ? { [deadlineField]: maxDeadlineMs } : {}),
+        },
+      },
+    },
+  );
+}
+
 /** Merges `partial` over the defaults and validates every field. */
 export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
   const config: EngineConfig = { ...DEFAULT_ENGINE_CONFIG, ...partial };
@@ -91,8 +132,9 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("backoffMaxSeconds", config.backoffMaxSeconds, config.backoffBaseSeconds);
   requireNumber("escalationBudget", config.escalationBudget, 1);
   requireNumber("maxAttemptsPerExecution", config.maxAttemptsPerExecution, 1);
-  // The lease must outlive one full dispatch, or a live call could be taken for abandoned.
-  requireNumber("leaseTtlMs", config.leaseTtlMs, config.dispatchDeadlineMs + 1);
+  requireNumber("leaseTtlMs", config.leaseTtlMs, 1);
+  requireLeaseCovers(config, "dispatchDeadlineMs");
+  requireLeaseCovers(config, "probeDeadlineMs");
   requireNumber("redispatchAbsenceMaxAgeSeconds", config.redispatchAbsenceMaxAgeSeconds, 0);
   requireNumber("orphanGraceSeconds", config.orphanGraceSeconds, 0);
   // I10 / §7: one listing is never enough to call an effect an orphan.

@@ -163,12 +163,19 @@ export async function dispatchEffect(
   };
   await ctx.crash.hit("adapter.pre_call");
   let wire: WireOutcome;
-  if (ctx.lease.remainingMs() <= deadlineMs) {
-    // The claim committed but too little lease is left to cover the call: do not send. The
-    // attempt is closed as LOST (sent nothing) and reconciliation proves the absence.
+  // The lease that matters is the one the attempt was CLAIMED under: if the keeper re-registered
+  // meanwhile (the old lease lapsed), recovery may already have closed this attempt.
+  const heldMs = ctx.lease.remainingMs(lease);
+  if (heldMs <= deadlineMs) {
+    // The claim committed but too little of its lease is left to cover the call: do not send.
+    // The attempt is closed as LOST (sent nothing) and reconciliation proves the absence.
+    const superseded = ctx.lease.remainingMs() > 0 && heldMs === 0;
     wire = {
       transportOutcome: "LOST",
-      evidence: { send_state: "not_sent", engine: "lease_margin_exhausted" },
+      evidence: {
+        send_state: "not_sent",
+        engine: superseded ? "lease_superseded" : "lease_margin_exhausted",
+      },
     };
   } else {
     wire = await callDispatch(entry.adapter, order, deadlineMs);

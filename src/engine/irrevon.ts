@@ -61,7 +61,12 @@ export interface OpenIrrevonOptions {
   readonly database: DatabaseOption;
   /** The destination adapters; each declaration is validated at open (invalid ⇒ declaration_invalid). */
   readonly adapters: readonly Adapter[];
-  /** Time source for lag, re-read and backoff decisions (default: the wall clock). */
+  /**
+   * A TEST OFFSET for time-based decisions (lag, re-read, backoff, audit, freshness): decisions
+   * use the database clock plus `clock.now() − host now`. Default: the system clock (offset 0,
+   * pure database time). A skewed host clock is not an offset and changes nothing; a manual
+   * clock moved forward makes the engine act as if that much time had passed.
+   */
   readonly clock?: Clock;
   /** Tunables (D9); unspecified fields take the documented defaults. */
   readonly config?: Partial<EngineConfig>;

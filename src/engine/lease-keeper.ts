@@ -16,8 +16,12 @@ export interface LeaseKeeper {
   readonly workerId: string;
   /** The current lease; registers or renews first when less than `minRemainingMs` is left. */
   ensure(minRemainingMs: number): Promise<WorkerLease>;
-  /** Milliseconds of lease left by the local estimate (0 before registration). */
-  remainingMs(): number;
+  /**
+   * Milliseconds of lease left by the local estimate (0 before registration). Given `heldAs`
+   * (the lease a claim was made under), 0 unless the keeper still holds THAT lease: after a
+   * re-registration the time left belongs to a new token, not to the claim.
+   */
+  remainingMs(heldAs?: WorkerLease): number;
   /** Ends the lease (clean shutdown) and stops the heartbeat. */
   release(): Promise<void>;
 }
@@ -91,7 +95,11 @@ export async function startLeaseKeeper(db: Db, options: LeaseKeeperOptions): Pro
       if (lease !== null && localExpiry - performance.now() > minRemainingMs) return lease;
       return refresh();
     },
-    remainingMs: () => Math.max(0, localExpiry - performance.now()),
+    remainingMs(heldAs) {
+      if (lease === null) return 0;
+      if (heldAs !== undefined && heldAs.fencingToken !== lease.fencingToken) return 0;
+      return Math.max(0, localExpiry - performance.now());
+    },
     async release() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);

@@ -32,6 +32,7 @@ import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { callStatusQuery } from "./call-adapter.js";
 import type { EngineContext } from "./context.js";
 import { emit } from "./context.js";
+import { engineNowMs } from "./engine-time.js";
 import { strongestKey, sameKeys, type ChosenKey } from "./reconcile-keys.js";
 import { escalateExecution, LOST_RACE, settleAbsent, settlePresent } from "./reconcile-settle.js";
 import { replayProbe } from "./replay-probe.js";
@@ -70,18 +71,23 @@ async function lastClaimMs(step: Step): Promise<number> {
   return last === undefined ? 0 : Date.parse(last.claimedAt);
 }
 
-/** One status probe and what follows from it. `previous` is the latest earlier probe. */
+/**
+ * One status probe and what follows from it. `previous` is the latest earlier probe. `atMs`
+ * pins the decision time (the zero-gap re-read reuses the first read's, so it is due exactly).
+ */
 async function probeOnce(
   step: Step,
   key: ChosenKey,
   probes: readonly ProbeRow[],
   pauseAfterProbe: boolean,
+  atMs?: number,
 ): Promise<ReconcileOutcome> {
   const { ctx, record, execution, entry } = step;
   const effectId = record.effectId;
   const previous = probes[probes.length - 1];
   const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
-  const nowMs = ctx.clock.now().getTime();
+  // Database time (plus a test offset), like the claimed_at it is compared with (engine-time).
+  const nowMs = atMs ?? (await engineNowMs(ctx));
   const base = {
     executionId: execution.executionId,
     adapterId: record.adapterId,
@@ -202,6 +208,7 @@ async function probeOnce(
       key,
       await listProbes(ctx.db, execution.executionId, "reconcile_open"),
       false,
+      nowMs,
     );
   }
   emit(ctx, "ambiguous_parked", "info", {
@@ -271,7 +278,7 @@ export async function reconcileEffect(
     return park(step, "opaque_destination", { tier: "C3", adapter_id: record.adapterId });
   }
 
-  const nowMs = ctx.clock.now().getTime();
+  const nowMs = await engineNowMs(ctx);
   const probes = await listProbes(ctx.db, execution.executionId, "reconcile_open");
   const last = probes[probes.length - 1];
   const backoffDue = last?.result === "INDETERMINATE" ? evidenceTime(last, "next_due_at") : null;

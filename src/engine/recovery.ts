@@ -5,9 +5,13 @@
  * dispatch that operation again (the gate's frontier rule already refuses DISPATCHED and
  * AMBIGUOUS). Only LOST findings of effect types with a policy grant are re-dispatched
  * automatically. Settled effects that a late response contradicted are audited. Re-entrant: a crash anywhere leaves work the next run finishes.
+ * Every item (attempt, effect, finding, audit) is tried on its own: `stale_state` means another
+ * process did that item first (many engines may recover at once, D2) and is not an error; any
+ * other failure is reported in `errors` and the scan goes on, so one bad item never stops the
+ * run (or a worker's boot) and the run is always recorded.
  * Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
  */
-import { ErrorCode, IrrevonError } from "../core/errors.js";
+import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
 import {
   listAuditDue,
   listOpenAttempts,
@@ -21,6 +25,18 @@ import { autoRedispatchLost } from "./auto-redispatch.js";
 import { emit, type EngineContext } from "./context.js";
 import { reconcileEffect } from "./reconciler.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
+
+/** Which part of a recovery run an item failed in. */
+export type RecoveryStep = "close_attempt" | "reconcile" | "redispatch" | "audit";
+
+/** One item that failed during a recovery run (reported, not thrown). */
+export interface RecoveryError {
+  readonly step: RecoveryStep;
+  readonly effectId?: string;
+  readonly findingId?: number;
+  readonly code: string;
+  readonly message: string;
+}
 
 /** What one recovery run did. */
 export interface RecoveryReport {
@@ -40,15 +56,35 @@ export interface RecoveryReport {
   readonly audited: number;
   readonly runId: number;
   readonly outcomes: readonly ReconcileOutcome[];
+  /** Items that failed; the run went on past each. */
+  readonly errors: readonly RecoveryError[];
+}
+
+function isStale(e: unknown): boolean {
+  return isIrrevonError(e) && e.code === ErrorCode.stale_state;
 }
 
 /** Runs one recovery pass (see the file header). */
 export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
+  const errors: RecoveryError[] = [];
+  const fail = (step: RecoveryStep, e: unknown, where: Partial<RecoveryError>): void => {
+    errors.push({
+      step,
+      ...where,
+      code: isIrrevonError(e) ? e.code : "internal",
+      message: e instanceof Error ? e.message : String(e),
+    });
+  };
+
   let closedAttempts = 0;
   for (const attempt of await listOpenAttempts(ctx.db)) {
     if (attempt.isOwnerLive) continue;
-    const closed = await closeIfAbandoned(ctx, attempt);
-    if (closed.closed) closedAttempts += 1;
+    try {
+      const closed = await closeIfAbandoned(ctx, attempt);
+      if (closed.closed) closedAttempts += 1;
+    } catch (e) {
+      if (!isStale(e)) fail("close_attempt", e, { effectId: attempt.effectId });
+    }
   }
 
   const outcomes: ReconcileOutcome[] = [];
@@ -60,7 +96,13 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
   for (const execution of await listOpenExecutions(ctx.db)) {
     if (seen.has(execution.effectId)) continue;
     seen.add(execution.effectId);
-    const outcome = await reconcileEffect(ctx, execution.effectId, "recovery");
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await reconcileEffect(ctx, execution.effectId, "recovery");
+    } catch (e) {
+      if (!isStale(e)) fail("reconcile", e, { effectId: execution.effectId });
+      continue;
+    }
     outcomes.push(outcome);
     switch (outcome.status) {
       case "settled":
@@ -89,8 +131,13 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
   const queue = new Set([...lostFindings, ...(await listOpenLostFindings(ctx.db, granted))]);
   let redispatched = 0;
   for (const findingId of queue) {
-    const result = await autoRedispatchLost(ctx, findingId);
-    if (result.status === "redispatched") redispatched += 1;
+    try {
+      const result = await autoRedispatchLost(ctx, findingId);
+      if (result.status === "redispatched") redispatched += 1;
+    } catch (e) {
+      // stale_state: another process resolved this finding first; it is done, not failed.
+      if (!isStale(e)) fail("redispatch", e, { findingId });
+    }
   }
 
   // A contradicting late response queues an audit of the settled effect (§6).
@@ -105,7 +152,7 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
         !(e instanceof IrrevonError) ||
         (e.code !== ErrorCode.capability_unsupported && e.code !== ErrorCode.illegal_state)
       )
-        throw e;
+        fail("audit", e, { effectId });
     }
   }
 
@@ -125,6 +172,7 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     audited,
     runId,
     outcomes,
+    errors,
   };
   emit(ctx, "recovery_completed", "info", {
     scanned: seen.size,
@@ -134,6 +182,7 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     closed_attempts: closedAttempts,
     redispatched,
     audited,
+    errors: errors.length,
   });
   return report;
 }

@@ -4,7 +4,7 @@
  * escalation, checked here and again in SQL). Needs
  *   - fresh authority (`fresh_authority_ref` + `stamped_at`), appended as the new current one;
  *   - fresh ABSENT evidence: the newest ABSENT probe of the failed execution at most
- *     `redispatchAbsenceMaxAgeSeconds` old (engine clock), else a new audit probe that must
+ *     `redispatchAbsenceMaxAgeSeconds` old (database clock, engine-time), else a new audit probe that must
  *     answer ABSENT (recorded either way);
  *   - a new step: the finding edge, the authority and the new execution (`resolve_redispatch`,
  *     new operation id = new idempotency key) are ONE transaction; the dispatch follows.
@@ -23,6 +23,7 @@ import type { FindingState } from "../ledger/resolve-finding.js";
 import { auditSettledEffect } from "./audit-settled.js";
 import type { EngineContext } from "./context.js";
 import { dispatchEffect, type DispatchOutcome } from "./dispatcher.js";
+import { engineNowMs } from "./engine-time.js";
 import { closeResolutionsAfterCommit } from "./resolution-hooks.js";
 
 /** What a re-dispatch resolution did. */
@@ -52,7 +53,7 @@ async function freshAbsence(
   const absent = (await listProbes(ctx.db, executionId)).filter((p) => p.result === "ABSENT");
   const newest = absent[absent.length - 1];
   if (newest !== undefined) {
-    const ageSeconds = (ctx.clock.now().getTime() - Date.parse(newest.queriedAt)) / 1000;
+    const ageSeconds = ((await engineNowMs(ctx)) - Date.parse(newest.queriedAt)) / 1000;
     if (ageSeconds <= ctx.config.redispatchAbsenceMaxAgeSeconds)
       return { probeId: newest.probeId, fresh: false };
   }
@@ -61,6 +62,7 @@ async function freshAbsence(
   if (audit.status === "finding") {
     throw invalid("the destination now shows the effect; it must not be re-sent", {
       finding_id: findingId,
+      refusal: "present_at_destination",
       probe_id: audit.probeId,
       new_finding_id: audit.findingId,
       classification: audit.classification,
@@ -68,6 +70,7 @@ async function freshAbsence(
   }
   throw invalid("fresh ABSENT evidence could not be obtained; try again later", {
     finding_id: findingId,
+    refusal: "absence_unconfirmed",
     probe_id: audit.probeId,
     reason: audit.reason,
   });

@@ -5,7 +5,8 @@
  *   - at least `sweepMinRuns` (≥ 2) DISTINCT runs saw it unmatched, this one included, and
  *   - the grace period has passed since its first unmatched sighting, measured in destination
  *     time (the runs' high-water marks). A quiet destination's observed time stands still, so
- *     the engine clock's elapsed time since that sighting counts too: whichever is longer.
+ *     the engine's elapsed time since that sighting (database clock plus the test offset,
+ *     engine-time) counts too: whichever is longer.
  *   - it still matches nothing when re-matched right before the finding is written.
  * An ORPHANED finding that already exists (or that another process writes first: the unique
  * index findings_one_orphan_per_ref) counts as already known. Imports: core, db, ledger, engine.

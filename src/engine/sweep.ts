@@ -15,6 +15,7 @@ import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { matchListedEffects } from "../ledger/sweep-match.js";
 import { recordSweepRun, sweepHighWaterMark } from "../ledger/sweep-record.js";
 import { emit, type EngineContext } from "./context.js";
+import { engineNowMs } from "./engine-time.js";
 import { emitOrphans, type UnmatchedListing } from "./sweep-orphans.js";
 import { resolveSweepWindow, type ResolvedSweepWindow, type SweepWindow } from "./sweep-window.js";
 
@@ -132,7 +133,7 @@ export async function sweepAdapter(
   for (const e of listing.effects)
     newest = laterOf(newest, new Date(Date.parse(e.createdAt)).toISOString());
   const destinationNow = laterOf(await sweepHighWaterMark(ctx.db, adapterId), newest);
-  const engineNow = ctx.clock.now().toISOString();
+  const engineNow = new Date(await engineNowMs(ctx)).toISOString();
   const unmatched: UnmatchedListing[] = [];
   const sightings = listing.effects.map((e) => {
     const payloadDigest = canonicalDigest(listedPayload(e));

@@ -128,7 +128,9 @@ export async function runCycle(ctx: EngineContext, options: CycleOptions): Promi
     try {
       if ((await autoRedispatchLost(ctx, findingId)).status === "redispatched") redispatched += 1;
     } catch (e) {
-      fail(describe("redispatch", e, {}));
+      // stale_state: another process resolved this finding first; it is done, not failed.
+      if (!isIrrevonError(e) || e.code !== ErrorCode.stale_state)
+        fail(describe("redispatch", e, {}));
     }
   }
 

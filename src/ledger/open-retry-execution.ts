@@ -2,7 +2,9 @@
  * ledger/open-retry-execution — "try again" after a clean failure is a NEW execution
  * (§5.1): new step, so a new operation id and idempotency key, under fresh authority. Only
  * when the latest execution is SETTLED_FAILED by a FAILED receipt; a reconciled absence
- * goes through resolution (LOST → REDISPATCHED) instead. One transaction.
+ * goes through resolution (LOST → REDISPATCHED) instead. Never while an unresolved (OPEN or
+ * ESCALATED_HUMAN) CONTRADICTED or DUPLICATE finding says the destination holds the effect
+ * after all: retrying then would create it a second time. One transaction.
  * Imports: core, db, ledger.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
@@ -10,6 +12,7 @@ import type { ExecutionOpener, LifecycleState } from "../core/state-tables.js";
 import type { Db, Queryable } from "../db/db.js";
 import { appendAuthorityIn, checkAuthorityInput, type AuthorityInput } from "./append-authority.js";
 import { latestExecution, latestReceipt, requireRecord } from "./read-records.js";
+import { listFindings } from "./resolve-finding.js";
 import { toId } from "./sql-util.js";
 
 /** A newly opened execution (new step, new operation id and key). */
@@ -80,6 +83,25 @@ export async function openRetryExecution(
               latest?.frontier === "SETTLED_FAILED"
                 ? "a reconciled absence is re-dispatched through resolve (LOST → REDISPATCHED)"
                 : undefined,
+          },
+        },
+      );
+    }
+    const blocking = (await listFindings(tx, effectId)).find(
+      (f) =>
+        (f.classification === "CONTRADICTED" || f.classification === "DUPLICATE") &&
+        (f.status === "OPEN" || f.status === "ESCALATED_HUMAN"),
+    );
+    if (blocking !== undefined) {
+      throw new IrrevonError(
+        ErrorCode.illegal_state,
+        "an unresolved finding says the destination holds this effect; resolve it before a retry",
+        {
+          details: {
+            effect_id: effectId,
+            finding_id: blocking.findingId,
+            classification: blocking.classification,
+            finding_status: blocking.status,
           },
         },
       );

@@ -20,7 +20,7 @@ export interface ProbeInput {
   readonly nFound: number | null;
   readonly destinationRefs: readonly string[];
   readonly responseDigest?: string;
-  /** When the query was sent (engine clock), ISO 8601. */
+  /** When the query was answered (database clock plus any test offset: engine-time), ISO 8601. */
   readonly queriedAt: string;
   readonly evidence: Readonly<Record<string, unknown>>;
 }

@@ -67,6 +67,20 @@ export function isoSql(expression: string): string {
   return `to_char((${expression}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
+/**
+ * The database clock now (`clock_timestamp()`: the real time of the call, not the start of an
+ * enclosing transaction), as epoch milliseconds. The one time base every process shares.
+ */
+export async function databaseNowMs(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ now: string }>(`SELECT ${isoSql("clock_timestamp()")} AS now`);
+  const ms = Date.parse(rows[0]?.now ?? "");
+  if (!Number.isFinite(ms))
+    throw new IrrevonError(ErrorCode.internal, "the database returned no usable time", {
+      details: { now: rows[0]?.now ?? null },
+    });
+  return ms;
+}
+
 /** JSON text for a `$n::jsonb` parameter. */
 export function jsonParam(value: unknown): string {
   return JSON.stringify(value);

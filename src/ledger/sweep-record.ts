@@ -28,7 +28,7 @@ export interface SweepRunInput {
   readonly windowTo: string;
   /** Destination-time high-water mark after this run (null if nothing was ever listed). */
   readonly destinationNow: string | null;
-  /** Engine clock at recording. */
+  /** Engine time at recording (database clock plus any test offset). */
   readonly engineNow: string;
   readonly sightings: readonly SightingInput[];
 }

@@ -32,7 +32,8 @@ import { FaultProxy } from "../support/history/fault-proxy.js";
 import { intent } from "../support/history/intents.js";
 import { checkRun } from "../support/history/ledger-history.js";
 
-const LEASE_TTL_MS = 2_000;
+/** As short as the engine allows: ≥ 2 × max(dispatch, probe deadline) + 1 s. */
+const LEASE_TTL_MS = 4_000;
 
 describe.skipIf(SKIP_POSTGRES)("database faults under a running engine [postgres]", () => {
   let ledger: TestLedger;
@@ -69,8 +70,8 @@ describe.skipIf(SKIP_POSTGRES)("database faults under a running engine [postgres
       IRREVON_REFDEST_TIER: "C2",
       IRREVON_WORKER_ID: `dbfault-${children.length + 1}`,
       IRREVON_LEASE_TTL_MS: String(LEASE_TTL_MS),
-      IRREVON_DISPATCH_DEADLINE_MS: "1000",
-      IRREVON_PROBE_DEADLINE_MS: "5000",
+      IRREVON_DISPATCH_DEADLINE_MS: "1500",
+      IRREVON_PROBE_DEADLINE_MS: "1500",
       IRREVON_TEST_HOOKS: "1",
       IRREVON_SYNC_DIR: syncDir,
       ...extra,

@@ -189,6 +189,7 @@ describe("preflight bounds on an intent contract", () => {
       maxIntegerMagnitude: 2 ** 53 - 1,
       maxScalarBudgetBytes: 1_048_576,
       omitUndefinedMembers: false,
+      rejectNul: true,
     });
   });
 });
@@ -214,5 +215,25 @@ describe("helpers", () => {
   it("a ModelTainted value inside raw input is taint_violation", async () => {
     const { taint } = await import("../../src/core/taint.js");
     expectCode(() => preflight({ a: taint(1) }), "taint_violation");
+  });
+});
+
+describe("preflight: U+0000", () => {
+  it("refuses NUL in a contract string and in a key, naming the path (Postgres text cannot hold it)", async () => {
+    const { validateIntentContract } = await import("../../src/core/contract.js");
+    const { validContract } = await import("./helpers/contracts.js");
+    for (const [mutate, path] of [
+      [(c: Record<string, unknown>) => ({ ...c, scope: "acme\u0000prod" }), "$.scope"],
+      [(c: Record<string, unknown>) => ({ ...c, parameters: { ["no\u0000te"]: 1 } }), "$.parameters"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        validateIntentContract(mutate(validContract() as Record<string, unknown>));
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toMatchObject({ code: "contract_invalid", details: { limit: "no_nul" } });
+      expect(String((caught as { details: { path: string } }).details.path)).toContain(path);
+    }
   });
 });

@@ -16,6 +16,8 @@ export interface HostInfo {
   readonly postgres: string | null;
   readonly pglite: string;
   readonly durability: Readonly<Record<string, string>> | null;
+  /** 1-minute load average when the run started and ended (other work on the machine shows here). */
+  readonly loadAverage: { readonly start: number; readonly end: number };
 }
 
 export interface Target {
@@ -86,7 +88,8 @@ export function renderMarkdown(r: EngineBenchReport): string {
     "# Engine benchmark",
     "",
     `Generated ${r.generatedAt} by \`${r.command}\` on ${r.host.cpus} CPUs, Node ${r.host.node}, ` +
-      `${r.host.postgres ?? "no Postgres"}, PGlite ${r.host.pglite}.`,
+      `${r.host.postgres ?? "no Postgres"}, PGlite ${r.host.pglite}; ` +
+      `1-minute load average ${fmt(r.host.loadAverage.start, 2)} at the start, ${fmt(r.host.loadAverage.end, 2)} at the end.`,
     r.host.durability === null
       ? ""
       : `Postgres durability: ${Object.entries(r.host.durability)

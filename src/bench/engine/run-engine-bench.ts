@@ -7,7 +7,7 @@
  * Imports: db, bench.
  */
 import { createRequire } from "node:module";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
 import pg from "pg";
@@ -78,6 +78,7 @@ async function serverInfo(
 /** Runs the benchmark (see the file header). */
 export async function runEngineBench(options: EngineBenchOptions): Promise<EngineBenchReport> {
   const log = options.log ?? (() => undefined);
+  const loadAtStart = loadavg()[0] ?? 0;
   const server = options.postgresUrl === null ? null : await serverInfo(options.postgresUrl);
   const backends = options.backends ?? ["pglite", "postgres"];
   const tag = Date.now().toString(36);
@@ -134,6 +135,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
     postgres: server?.version ?? null,
     pglite: pgliteVersion(),
     durability: server?.durability ?? null,
+    loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
   };
   return {
     format: "irrevon-bench-engine/v1",

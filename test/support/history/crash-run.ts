@@ -1,7 +1,7 @@
 /**
  * test/support/history/crash-run — the rig of one crash scenario: a reference destination
  * over HTTP, a proof ledger, and engine child processes with short leases (so an attempt
- * abandoned by a killed child is reclaimed within ~1.5 s), each with its own worker id.
+ * abandoned by a killed child is reclaimed within ~4 s), each with its own worker id.
  * `settle` lets recovery run until nothing is in flight or parked, and `verdict` reads both
  * sides of the history and runs the checker and the auditor.
  */
@@ -17,11 +17,15 @@ import { EngineProcess, SWEEP_CHILD_ENTRY, sleep } from "./engine-process.js";
 import { checkRun } from "./ledger-history.js";
 import { openProofLedger, type ProofLedger } from "./proof-ledger.js";
 
-/** Lease and deadlines of crash-suite children: short, so recovery reclaims quickly. */
+/**
+ * Lease and deadlines of crash-suite children: the lease as short as the engine allows
+ * (≥ 2 × max(dispatch, probe deadline) + 1 s), so recovery reclaims quickly, with deadlines
+ * long enough that a loaded CI machine does not turn a probe INDETERMINATE.
+ */
 export const CRASH_CHILD_TIMING = {
-  IRREVON_LEASE_TTL_MS: "2500",
-  IRREVON_DISPATCH_DEADLINE_MS: "1000",
-  IRREVON_PROBE_DEADLINE_MS: "5000",
+  IRREVON_LEASE_TTL_MS: "4000",
+  IRREVON_DISPATCH_DEADLINE_MS: "1500",
+  IRREVON_PROBE_DEADLINE_MS: "1500",
   IRREVON_REREAD_GAP_S: "0",
 } as const;
 

@@ -1,0 +1,31 @@
+/**
+ * engine/engine-time — the "now" every time-based decision of the engine uses: lag since the
+ * claim, re-read and backoff schedules, audit lag, re-dispatch freshness, C1 replay windows,
+ * sweep grace (§6, D2, D3). It is the DATABASE clock, read when deciding, because the times it
+ * is compared with (`claimed_at`, schedules other processes stamped) are database or engine
+ * times written by many processes: a host clock ahead of the database must not make an ABSENT
+ * read count as past the lag, and two workers with skewed clocks must not shrink a re-read gap.
+ *
+ * The injectable `Clock` is ONLY a test offset on top of it:
+ *   effective now = database now + offset,  offset = clock.now() − host now
+ * (a manual clock reports how far it was moved since its creation instead, so database time
+ * keeps running underneath and no two decisions can come out in the wrong order). With the
+ * system clock the offset is exactly 0: the host clock never enters a decision. A host whose
+ * own clock is skewed therefore changes nothing: its skew cancels out of the offset.
+ * Imports: db, ledger, engine.
+ */
+import { databaseNowMs } from "../ledger/sql-util.js";
+import { systemClock, type Clock } from "./clock.js";
+import type { EngineContext } from "./context.js";
+
+/** The test offset a clock adds to database time (0 for the system clock). */
+export function clockOffsetMs(clock: Clock): number {
+  if (clock === systemClock) return 0;
+  return clock.offsetMs?.() ?? clock.now().getTime() - Date.now();
+}
+
+/** Effective now in epoch milliseconds: database now plus the clock's test offset. */
+export async function engineNowMs(ctx: Pick<EngineContext, "db" | "clock">): Promise<number> {
+  const dbNowMs = await databaseNowMs(ctx.db);
+  return dbNowMs + clockOffsetMs(ctx.clock);
+}
