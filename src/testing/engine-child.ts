@@ -9,7 +9,7 @@
  *   IRREVON_REFDEST_LAG_S        declared read lag of the refdest profile (default 0)
  *   IRREVON_REREAD_GAP_S         absence re-read gap in seconds (default 0)
  *   IRREVON_WORKER_ID            this worker's id (default: generated)
- *   IRREVON_LEASE_TTL_MS, IRREVON_DISPATCH_DEADLINE_MS, IRREVON_PROBE_DEADLINE_MS
+ *   IRREVON_LEASE_TTL_MS, IRREVON_DISPATCH_DEADLINE_MS, IRREVON_PROBE_DEADLINE_MS, IRREVON_BACKOFF_BASE_S
  *   IRREVON_TEST_HOOKS, IRREVON_CRASH_AT, IRREVON_SYNC_AT, IRREVON_SYNC_DIR (crash points)
  * Protocol: boots, runs recovery, prints `RECOVERY DONE <json>` then `READY`; then reads
  * `REGISTER <json>`, `DISPATCH <effect_id>`, `RECONCILE <effect_id>`, `INSPECT <effect_id>`,
@@ -94,6 +94,9 @@ async function boot(): Promise<Irrevon> {
       dispatchDeadlineMs: envNumber("IRREVON_DISPATCH_DEADLINE_MS", 5_000),
       probeDeadlineMs: envNumber("IRREVON_PROBE_DEADLINE_MS", 5_000),
       leaseTtlMs: envNumber("IRREVON_LEASE_TTL_MS", 30_000),
+      // Process tests shorten the INDETERMINATE backoff so a slow probe under load is
+      // retried within the test's patience instead of 30 s later.
+      ...(env("IRREVON_BACKOFF_BASE_S") === undefined ? {} : { backoffBaseSeconds: envNumber("IRREVON_BACKOFF_BASE_S", 30) }),
     },
     ...(workerId === undefined ? {} : { workerId }),
     ...(env("IRREVON_LOG") === "1" ? { events: stderrEvents } : {}),

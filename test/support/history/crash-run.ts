@@ -27,6 +27,7 @@ export const CRASH_CHILD_TIMING = {
   IRREVON_DISPATCH_DEADLINE_MS: "1500",
   IRREVON_PROBE_DEADLINE_MS: "1500",
   IRREVON_REREAD_GAP_S: "0",
+  IRREVON_BACKOFF_BASE_S: "1",
 } as const;
 
 export interface RunVerdict {
