@@ -23,6 +23,10 @@ export async function closeIfAbandoned(
   ctx: EngineContext,
   attempt: OpenAttempt,
 ): Promise<CloseResult> {
+  // Lease first: if this process forfeited the lease the attempt was claimed under (its
+  // receipt could not be recorded), this registers the new token that supersedes it, so the
+  // verdict below already sees the old lease as not live.
+  const lease = await ctx.lease.ensure(ctx.config.probeDeadlineMs);
   const verdict =
     attempt.ownerWorkerId === null || attempt.fencingToken === null
       ? { isLive: false, state: "unowned", expiresAt: null, latestToken: null }
@@ -39,7 +43,6 @@ export async function closeIfAbandoned(
     lease_expires_at: verdict.expiresAt,
     claimed_at: attempt.claimedAt,
   };
-  const lease = await ctx.lease.ensure(ctx.config.probeDeadlineMs);
   const input = {
     attemptId: attempt.attemptId,
     executionId: attempt.executionId,

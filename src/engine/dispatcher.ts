@@ -2,10 +2,14 @@
  * engine/dispatcher — one dispatch (§5.1): validate the payload with the adapter BEFORE the
  * claim (D6: a bad payload writes no attempt), claim (T-CLAIM commits before any I/O), call
  * the adapter exactly once with a deadline, record the receipt and transition in one
- * transaction. No retries anywhere (I4). Crash seams: gate.post_allow, adapter.pre_call,
+ * transaction. The wire call is never retried (I4); only the receipt write is, briefly, on a
+ * retryable storage error, because its outcome is known here and nowhere else. If it still
+ * fails, the claim's lease is forfeited so recovery — this process's own included — closes
+ * the attempt as LOST and reconciles it from the destination. Crash seams: gate.post_allow, adapter.pre_call,
  * adapter.post_call, receipt.pre_commit, receipt.post_commit. Imports: core, db, ledger,
  * adapters, engine.
  */
+import { performance } from "node:perf_hooks";
 import type { DispatchOrder } from "../adapters/contract.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type {
@@ -17,8 +21,8 @@ import type {
 import { claimDispatch } from "../ledger/claim-dispatch.js";
 import type { GateCheckResult } from "../ledger/gate-evaluate.js";
 import { readParameters, requireRecord } from "../ledger/read-records.js";
-import { recordOutcome } from "../ledger/record-outcome.js";
-import type { ReceiptRow } from "../ledger/types.js";
+import { recordOutcome, type OutcomeInput, type OutcomeResult } from "../ledger/record-outcome.js";
+import type { ReceiptRow, WorkerLease } from "../ledger/types.js";
 import { callDispatch, type WireOutcome } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
 
@@ -87,6 +91,55 @@ function validatePayload(
       details: { adapter_id: adapterId, effect_type: effectType },
       cause: e,
     });
+  }
+}
+
+/** First pause between receipt retries; doubles each time. */
+const RECEIPT_RETRY_FIRST_MS = 250;
+/** Lease kept back from the retries: the last write must commit while the claim's lease is live. */
+const RECEIPT_RETRY_MARGIN_MS = 500;
+
+const isRetryableStorage = (e: unknown): boolean =>
+  e instanceof IrrevonError && e.code === ErrorCode.storage_unavailable && e.retryable;
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Records the receipt, retrying a retryable storage error with a doubling backoff for no longer
+ * than the dispatch deadline and what is left of the claim's lease (minus a margin). When it
+ * still fails, the claim's lease is forfeited before the error is rethrown: otherwise the
+ * keeper would renew it once the database returns and the attempt would stay "in flight"
+ * for as long as this process lives.
+ */
+async function recordReceipt(
+  ctx: EngineContext,
+  input: OutcomeInput,
+  lease: WorkerLease,
+): Promise<OutcomeResult> {
+  const budgetMs = Math.min(
+    ctx.config.dispatchDeadlineMs,
+    ctx.lease.remainingMs(lease) - RECEIPT_RETRY_MARGIN_MS,
+  );
+  const giveUpAt = performance.now() + budgetMs;
+  let delayMs = RECEIPT_RETRY_FIRST_MS;
+  for (;;) {
+    try {
+      return await recordOutcome(ctx.db, input);
+    } catch (e) {
+      if (!isRetryableStorage(e)) throw e;
+      const keptMs = ctx.lease.remainingMs(lease) - RECEIPT_RETRY_MARGIN_MS;
+      if (performance.now() + delayMs > giveUpAt || delayMs >= keptMs) {
+        ctx.lease.forfeit(lease);
+        emit(ctx, "lease_error", "warn", {
+          reason: "lease_forfeited_receipt_unrecorded",
+          attempt_id: input.attemptId,
+          fencing_token: lease.fencingToken,
+        });
+        throw e;
+      }
+      await pause(delayMs);
+      delayMs *= 2;
+    }
   }
 }
 
@@ -183,17 +236,21 @@ export async function dispatchEffect(
   await ctx.crash.hit("adapter.post_call");
 
   await ctx.crash.hit("receipt.pre_commit");
-  const outcome = await recordOutcome(ctx.db, {
-    attemptId: claim.attemptId,
-    executionId: claim.executionId,
-    transportOutcome: wire.transportOutcome,
-    ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
-    ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
-    ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
-    evidence: { ...wire.evidence, deadline_ms: deadlineMs },
-    recordedBy: "dispatcher",
+  const outcome = await recordReceipt(
+    ctx,
+    {
+      attemptId: claim.attemptId,
+      executionId: claim.executionId,
+      transportOutcome: wire.transportOutcome,
+      ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
+      ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
+      ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
+      evidence: { ...wire.evidence, deadline_ms: deadlineMs },
+      recordedBy: "dispatcher",
+      lease,
+    },
     lease,
-  });
+  );
   await ctx.crash.hit("receipt.post_commit");
 
   const lifecycle =

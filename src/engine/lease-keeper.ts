@@ -2,7 +2,9 @@
  * engine/lease-keeper — this process's worker lease (D2). Registered at open, renewed
  * before any claim that needs more lease than is left, and in the background; released at
  * close. The remaining lease is estimated with the local monotonic clock started BEFORE
- * each renewal was sent, so the estimate is never longer than the database's own view.
+ * each renewal was sent, so the estimate is never longer than the database's own view. A lease
+ * can be forfeited (the dispatcher could not record a receipt under it): it is then never
+ * renewed again, and the next refresh registers a new token, which supersedes it.
  * Imports: core, db, ledger.
  */
 import { performance } from "node:perf_hooks";
@@ -22,6 +24,12 @@ export interface LeaseKeeper {
    * re-registration the time left belongs to a new token, not to the claim.
    */
   remainingMs(heldAs?: WorkerLease): number;
+  /**
+   * Gives up `heldAs` if it is still the current lease: it is never renewed again and the next
+   * `ensure` or heartbeat registers a new token, superseding it, so every attempt claimed under
+   * it becomes recovery's to adjudicate — this process's own reconcile included.
+   */
+  forfeit(heldAs: WorkerLease): void;
   /** Ends the lease (clean shutdown) and stops the heartbeat. */
   release(): Promise<void>;
 }
@@ -42,12 +50,15 @@ export async function startLeaseKeeper(db: Db, options: LeaseKeeperOptions): Pro
   let localExpiry = 0;
   let closed = false;
   let pending: Promise<WorkerLease> | null = null;
+  // A forfeited lease not yet superseded: released at close, so a successor need not wait.
+  let forfeited: WorkerLease | null = null;
 
   async function register(): Promise<WorkerLease> {
     const sentAt = performance.now();
     const granted = await registerWorker(db, workerId, ttlMs);
     lease = { workerId, fencingToken: granted.fencingToken };
     localExpiry = sentAt + ttlMs;
+    forfeited = null;
     return lease;
   }
 
@@ -55,6 +66,8 @@ export async function startLeaseKeeper(db: Db, options: LeaseKeeperOptions): Pro
     const sentAt = performance.now();
     try {
       await renewWorker(db, current, ttlMs);
+      // Forfeited while the renewal was on the wire: the renewal must not count.
+      if (lease?.fencingToken !== current.fencingToken) return await register();
       localExpiry = sentAt + ttlMs;
       return current;
     } catch (e) {
@@ -93,18 +106,27 @@ export async function startLeaseKeeper(db: Db, options: LeaseKeeperOptions): Pro
           details: { worker_id: workerId },
         });
       if (lease !== null && localExpiry - performance.now() > minRemainingMs) return lease;
-      return refresh();
+      const current = await refresh();
+      // A refresh already in flight may have renewed a lease forfeited since: go again.
+      return lease?.fencingToken === current.fencingToken ? current : refresh();
     },
     remainingMs(heldAs) {
       if (lease === null) return 0;
       if (heldAs !== undefined && heldAs.fencingToken !== lease.fencingToken) return 0;
       return Math.max(0, localExpiry - performance.now());
     },
+    forfeit(heldAs) {
+      if (lease === null || lease.fencingToken !== heldAs.fencingToken) return;
+      forfeited = lease;
+      lease = null;
+      localExpiry = 0;
+    },
     async release() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);
       if (pending !== null) await pending.catch(() => undefined);
-      if (lease !== null) await releaseWorker(db, lease).catch(() => undefined);
+      const last = lease ?? forfeited;
+      if (last !== null) await releaseWorker(db, last).catch(() => undefined);
     },
   };
 }

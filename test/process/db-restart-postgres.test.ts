@@ -11,9 +11,9 @@
  *     (receipt.pre_commit), released after the server is back: it reconnects and records;
  *   - the server crashed and still down when the receipt write runs: storage_unavailable, the
  *     effect happened once, the attempt stays open; back after the lease lapsed, reconciliation
- *     adjudicates it from the destination; back within the lease, nothing is lost or resent
- *     and it is settled once the owner lets go of its lease (known gap 2 in
- *     docs/reliability.md: while the owner lives and keeps its lease, it stays in flight).
+ *     adjudicates it from the destination; back within the lease, the owner (still alive)
+ *     has forfeited the claim's lease after its bounded receipt retries, so its own
+ *     reconcile closes the attempt as LOST and settles it from the destination, once.
  * Control: a caller that resends after the storage error is caught by the history checker.
  */
 import { execFileSync } from "node:child_process";
@@ -297,27 +297,38 @@ describe.skipIf(privatePostgresUnavailable !== undefined)(
       await expectSettledOnce(a);
     }, 40_000);
 
-    it("server crashed across the receipt write and back within the lease: nothing lost or resent; settled once the owner lets go", async () => {
+    it("server crashed across the receipt write and back within the lease: the same live process settles it once", async () => {
       const a = intent("down-within-lease");
       const child = await engine({ IRREVON_SYNC_AT: "receipt.pre_commit" });
       await crashBeforeReceipt(a, child);
       await receiptFailsWhileDown(child);
       await pgCluster().resume();
+      // Back within the lease: the lease the attempt was claimed under has not run out yet, so
+      // only its forfeit (not expiry) can let anyone adjudicate the attempt now.
+      expect(
+        await count(
+          `SELECT 1 FROM dispatch_attempts a JOIN worker_leases l USING (fencing_token)
+            GROUP BY a.attempt_id HAVING max(l.expires_at) > clock_timestamp()`,
+        ),
+      ).toBe(1);
       expect(await count("SELECT attempt_id FROM open_attempts")).toBe(1);
-      // While the owner lives it keeps its lease (known gap 2: the attempt stays in flight
-      // until the lease lapses or is released). Whatever it answers, it never resends and never
-      // settles the effect as failed.
-      for (let i = 0; i < 4; i++) {
-        const answer = await child.call(`RECONCILE ${a.effectId}`);
-        expect(["in_flight", "committed"]).toContain(answer["status"]);
+      // While the SAME process lives, reconciling reaches the destination's answer: the
+      // attempt is closed as LOST and confirmed committed, never resent, never settled failed.
+      let answer: Record<string, unknown> = {};
+      for (let i = 0; i < 30; i++) {
+        answer = await child.call(`RECONCILE ${a.effectId}`);
+        expect(["in_flight", "committed", "settled"]).toContain(answer["status"]);
         expect(writes()).toBe(1);
-        await sleep(250);
+        if (answer["status"] !== "in_flight") break;
+        await sleep(500);
       }
-      await child.exit(); // a clean exit releases the lease
-      const successor = await engine();
-      expect(successor.recovery).toMatchObject({ errors: [] });
-      await reconcileUntilSettled(successor, a);
-      await successor.exit();
+      expect(["committed", "settled"]).toContain(answer["status"]);
+      expect(await child.call(`STATUS ${a.effectId}`)).toMatchObject({
+        lifecycle: "SETTLED_COMMITTED",
+        classification: "CONFIRMED_UNIQUE",
+      });
+      await expectSettledOnce(a);
+      await child.exit();
       await expectSettledOnce(a);
     }, 40_000);
 
