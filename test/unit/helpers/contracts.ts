@@ -63,9 +63,16 @@ export function expectContractError(
   return error as ContractInvalidError;
 }
 
-/** Any well-formed Unicode text, non-empty. */
+/** Contracts cannot carry U+0000 (Postgres text cannot store it; preflight refuses it). */
+const withoutNul = (s: string): string => s.replaceAll("\u0000", "\u0001");
+
+/** Any well-formed Unicode text without U+0000, non-empty. */
 export const text = (maxLength = 24): fc.Arbitrary<string> =>
-  fc.string({ unit: "binary", minLength: 1, maxLength });
+  fc.string({ unit: "binary", minLength: 1, maxLength }).map(withoutNul);
+
+/** Any well-formed Unicode text without U+0000, possibly empty. */
+const anyText = (maxLength: number): fc.Arbitrary<string> =>
+  fc.string({ unit: "binary", maxLength }).map(withoutNul);
 
 /** An identity tuple (valid per the contract limits). */
 export const identityTuple = fc.record({
@@ -87,15 +94,15 @@ export const boundedJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>(
     fc.boolean(),
     fc.integer(),
     fc.double({ min: -1e9, max: 1e9, noNaN: true }),
-    fc.string({ unit: "binary", maxLength: 16 }),
+    anyText(16),
     fc.array(tie("value"), { maxLength: 4 }),
-    fc.dictionary(fc.string({ unit: "binary", maxLength: 8 }), tie("value"), { maxKeys: 4 }),
+    fc.dictionary(anyText(8), tie("value"), { maxKeys: 4 }),
   ),
 })).value;
 
 /** A parameters object. */
 export const parametersArb = fc.dictionary(
-  fc.string({ unit: "binary", maxLength: 8 }),
+  anyText(8),
   boundedJson,
   { maxKeys: 6 },
 );
