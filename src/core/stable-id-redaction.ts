@@ -4,8 +4,7 @@
  * `"sha256:" + hex(SHA-256(UTF-8 raw value))` (not JCS), keys kept. Used on every JSON body
  * and on every view model before it becomes HTML.
  *
- * Two passes. The structural pass is exactly core/value-digest's `redactRecordValues` (what
- * `irrevon inspect --json` prints without `--reveal`): `stable_ids` values digested, the
+ * Two passes. The structural pass (what `irrevon inspect --json` prints without `--reveal`): `stable_ids` values digested, the
  * identity preimage `contract_canonical` (which embeds them) replaced by its own digest and
  * flagged `contract_canonical_redacted`. The safety pass walks every other string and digests an exact
  * occurrence of a raw value (a probe's `stable_id` query key, a destination ref that happens

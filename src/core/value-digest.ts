@@ -17,20 +17,3 @@ export function digestStableIds(stableIds: Readonly<Record<string, unknown>>): R
   for (const [key, value] of Object.entries(stableIds)) out[key] = stableIdValueDigest(String(value));
   return out;
 }
-
-/**
- * An inspect-shaped document with its record's stable-id values digested and the canonical
- * preimage (which embeds them) replaced by its own digest. Nothing else is touched.
- */
-export function redactRecordValues<T extends { readonly record: Readonly<Record<string, unknown>> }>(doc: T): T {
-  const record = { ...doc.record };
-  const stableIds = record["stable_ids"];
-  if (stableIds !== null && typeof stableIds === "object") {
-    record["stable_ids"] = digestStableIds(stableIds as Record<string, unknown>);
-  }
-  if (typeof record["contract_canonical"] === "string") {
-    record["contract_canonical"] = `sha256:${sha256Hex(record["contract_canonical"])}`;
-    record["contract_canonical_redacted"] = true;
-  }
-  return { ...doc, record };
-}

@@ -19,6 +19,7 @@ import type {
 } from "./db.js";
 import { DbRole as Roles } from "./db.js";
 import { assertRole, isReadOnlyRole, parseInt8 } from "./role-sql.js";
+import { errorMappingQueryable } from "./error-mapping-queryable.js";
 import { mapDbError } from "./sqlstate.js";
 
 /** Options of {@link openPostgres}. */
@@ -156,25 +157,10 @@ async function runTransaction<T>(
     broken ??= e; // see runQuery: a lost connection must not crash the process
   };
   client.on("error", onError);
-  const tx: ScriptQueryable = {
-    async query<R = Record<string, unknown>>(
-      sql: string,
-      params?: readonly unknown[],
-    ): Promise<QueryResult<R>> {
-      try {
-        return toResult<R>(await client.query(sql, params === undefined ? [] : [...params]));
-      } catch (e) {
-        throw mapDbError(e);
-      }
-    },
-    async exec(sql: string): Promise<void> {
-      try {
-        await client.query(sql);
-      } catch (e) {
-        throw mapDbError(e);
-      }
-    },
-  };
+  const tx = errorMappingQueryable(
+    async (sql, params) => toResult(await client.query(sql, params)),
+    (sql) => client.query(sql),
+  );
   try {
     await client.query(readOnly ? "BEGIN READ ONLY" : "BEGIN");
     const result = await fn(tx);

@@ -20,6 +20,7 @@ import type {
 } from "./db.js";
 import { DbRole as Roles } from "./db.js";
 import { assertRole, parseInt8, transactionPreamble } from "./role-sql.js";
+import { errorMappingQueryable } from "./error-mapping-queryable.js";
 import { mapDbError } from "./sqlstate.js";
 
 /** Options of {@link openPglite}. */
@@ -56,25 +57,10 @@ function toResult<R>(r: {
 }
 
 function txQueryable(tx: Transaction): ScriptQueryable {
-  return {
-    async query<R = Record<string, unknown>>(
-      sql: string,
-      params?: readonly unknown[],
-    ): Promise<QueryResult<R>> {
-      try {
-        return toResult<R>(await tx.query(sql, params === undefined ? [] : [...params]));
-      } catch (e) {
-        throw mapDbError(e);
-      }
-    },
-    async exec(sql: string): Promise<void> {
-      try {
-        await tx.exec(sql);
-      } catch (e) {
-        throw mapDbError(e);
-      }
-    },
-  };
+  return errorMappingQueryable(
+    async (sql, params) => toResult(await tx.query(sql, params)),
+    (sql) => tx.exec(sql),
+  );
 }
 
 function checkUsable(shared: Shared): void {

@@ -6,7 +6,8 @@
  * parameter, 404).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { redactRecordValues, stableIdValueDigest } from "../../src/core/value-digest.js";
+import { redactStableIds } from "../../src/core/stable-id-redaction.js";
+import { stableIdValueDigest } from "../../src/core/value-digest.js";
 import { inspectEffect } from "../../src/ledger/inspect-effect.js";
 import { createWorkbenchApp } from "../../src/workbench/app.js";
 import { describeEachBackend, openTestLedger, type TestLedger } from "../support/databases.js";
@@ -147,7 +148,7 @@ describeEachBackend("workbench API", (backend) => {
     const res = await get(`/api/v1/effects/${seeded.flagship}/inspect`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    const expected = redactRecordValues(await inspectEffect(ledger.read, seeded.flagship));
+    const expected = redactStableIds(await inspectEffect(ledger.read, seeded.flagship));
     expect(text).toBe(`${JSON.stringify(expected)}\n`);
     const doc = JSON.parse(text) as {
       dimensions: unknown;

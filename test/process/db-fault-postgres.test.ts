@@ -21,15 +21,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
-import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
 import { auditLedger } from "../../src/ledger/auditor.js";
 import { createRefdest, startRefdestServer, type RefdestServer } from "../../src/refdest/index.js";
 import { countByInvariant } from "../../src/testing/history-checker.js";
 import { openTestLedger, SKIP_POSTGRES, type TestLedger } from "../support/databases.js";
 import { EngineProcess, sleep } from "../support/history/engine-process.js";
 import { FaultProxy } from "../support/history/fault-proxy.js";
-import { intent } from "../support/history/intents.js";
+import { intent, naiveResend } from "../support/history/intents.js";
 import { checkRun } from "../support/history/ledger-history.js";
 
 /** As short as the engine allows: ≥ 2 × max(dispatch, probe deadline) + 1 s. */
@@ -269,22 +267,7 @@ describe.skipIf(SKIP_POSTGRES)("database faults under a running engine [postgres
     expect(await child.nextReply()).toMatchObject({
       value: { error: { code: "storage_unavailable" } },
     });
-    // "The write failed, so it did not happen": the mistake a storage error invites.
-    const naive = new RefdestAdapter({
-      baseUrl: server.url,
-      declaration: refdestDeclaration("C2"),
-    });
-    await naive.dispatch(
-      {
-        operationId: a.operationId,
-        effectType: "order.create",
-        payload: a.parameters,
-        clientRef: a.operationId,
-        idempotencyKey: a.operationId,
-        stableIds: {},
-      },
-      2_000,
-    );
+    await naiveResend(server.url, a);
     const caught = countByInvariant((await checkRun(ledger.read, server.refdest)).violations);
     expect(caught.duplicate_effect).toBe(1);
     expect(caught.unclaimed_wire_call).toBe(1);

@@ -22,8 +22,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
-import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
 import { DbRole } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrator.js";
 import { openPostgresPrivileged } from "../../src/db/pg-driver.js";
@@ -32,7 +30,7 @@ import { createRefdest, startRefdestServer, type RefdestServer } from "../../src
 import { countByInvariant, type HistoryVerdict } from "../../src/testing/history-checker.js";
 import type { Violation } from "../../src/ledger/auditor.js";
 import { EngineProcess, sleep } from "../support/history/engine-process.js";
-import { intent, type Intent } from "../support/history/intents.js";
+import { intent, naiveResend, type Intent } from "../support/history/intents.js";
 import { checkRun } from "../support/history/ledger-history.js";
 import {
   privatePostgresUnavailable,
@@ -337,22 +335,7 @@ describe.skipIf(privatePostgresUnavailable !== undefined)(
       const child = await engine({ IRREVON_SYNC_AT: "receipt.pre_commit" });
       await crashBeforeReceipt(a, child);
       await receiptFailsWhileDown(child);
-      // "The write failed, so it did not happen": the mistake a storage error invites.
-      const naive = new RefdestAdapter({
-        baseUrl: server.url,
-        declaration: refdestDeclaration("C2"),
-      });
-      await naive.dispatch(
-        {
-          operationId: a.operationId,
-          effectType: "order.create",
-          payload: a.parameters,
-          clientRef: a.operationId,
-          idempotencyKey: a.operationId,
-          stableIds: {},
-        },
-        2_000,
-      );
+      await naiveResend(server.url, a);
       await pgCluster().resume();
       const caught = countByInvariant((await verdicts()).history.violations);
       expect(caught.duplicate_effect).toBe(1);

@@ -3,6 +3,8 @@
  * each in its own slot unless a scope is given, with the intent id computed the way the
  * engine does (so a test knows an id even when the registration never committed).
  */
+import { refdestDeclaration } from "../../../src/adapters/declarations/refdest.js";
+import { RefdestAdapter } from "../../../src/adapters/refdest-adapter.js";
 import type { IntentContractInput } from "../../../src/core/contract-input.js";
 import { deriveIdentity } from "../../../src/core/identity.js";
 
@@ -62,4 +64,23 @@ export function intent(orderId: string, options: IntentOptions = {}): Intent {
     registerLine: `REGISTER ${JSON.stringify(contract)}`,
     dispatchLine: `DISPATCH ${effectId}`,
   };
+}
+
+/**
+ * The control's mistake after a storage error: "the write failed, so it did not happen" —
+ * send the same create again, straight to the destination, bypassing the ledger.
+ */
+export async function naiveResend(destinationUrl: string, a: Intent): Promise<void> {
+  const naive = new RefdestAdapter({ baseUrl: destinationUrl, declaration: refdestDeclaration("C2") });
+  await naive.dispatch(
+    {
+      operationId: a.operationId,
+      effectType: "order.create",
+      payload: a.parameters,
+      clientRef: a.operationId,
+      idempotencyKey: a.operationId,
+      stableIds: {},
+    },
+    2_000,
+  );
 }
