@@ -3,7 +3,7 @@
  * (src/bench/engine) and writes bench-results/engine.json and bench-results/engine.md.
  * Options: --quick (small counts, for a smoke run), --out <dir> (default bench-results),
  * --pg <url> (default $IRREVON_BENCH_PG_URL, $DATABASE_URL, or the local server),
- * --no-postgres. Not part of `npm test`; test/contract/bench-smoke.test.ts runs a tiny slice.
+ * --no-postgres, --startup-only (only embedded open, demo and CLI start). Not part of `npm test`; test/contract/bench-smoke.test.ts runs a tiny slice.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,11 +33,14 @@ async function main(): Promise<void> {
         throughputMs: 1_500,
         physicalConnections: [1, 2],
         physicalMs: 1_000,
+        startupRuns: 2,
+        demoRuns: 1,
       }
     : FULL_BENCH;
   const report = await runEngineBench({
     ...size,
     postgresUrl,
+    ...(args.includes("--startup-only") ? { backends: [] } : {}),
     command: `npm run bench:engine${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`,
     log: (line) => process.stderr.write(`bench:engine: ${line}\n`),
   });

@@ -1,12 +1,14 @@
 /**
  * db/open — picks the backend: a Postgres server when a URL is given (DATABASE_URL or
  * --database-url), otherwise the embedded PGlite ledger in a data directory (default
- * ./.irrevon/ledger). See docs/decisions/0002-storage.md. Imports: core, db.
+ * ./.irrevon/ledger). A new embedded ledger starts as a clone of the migrated image
+ * (db/pglite-image, docs/decisions/0006-embedded-image.md), not from initdb. The drivers are
+ * imported when a database is opened, so that importing this module loads neither PGlite nor
+ * node-postgres. See docs/decisions/0002-storage.md. Imports: core, db.
  */
 import type { Db, DbRole, PrivilegedDb } from "./db.js";
 import { migrate } from "./migrator.js";
-import { openPostgres, openPostgresPrivileged } from "./pg-driver.js";
-import { openPglite } from "./pglite-driver.js";
+import type { PgliteConnection } from "./pglite-driver.js";
 
 /** Where the embedded ledger lives unless told otherwise. */
 export const DEFAULT_DATA_DIR = "./.irrevon/ledger";
@@ -31,15 +33,30 @@ export interface OpenDatabaseOptions extends DatabaseLocation {
   readonly autoMigrate?: boolean;
 }
 
+/**
+ * Opens the embedded ledger's privileged handle: the data directory (a new one is cloned from
+ * the migrated image) or, without one, a new in-memory ledger cloned from the image.
+ */
+export async function openEmbeddedPrivileged(
+  dataDir?: string,
+): Promise<PrivilegedDb & PgliteConnection> {
+  const [{ openPglite }, { loadPgliteImage }] = await Promise.all([
+    import("./pglite-driver.js"),
+    import("./pglite-image.js"),
+  ]);
+  return openPglite({ ...(dataDir === undefined ? {} : { dataDir }), seed: loadPgliteImage });
+}
+
 /** Opens the migrating login's handle (superuser / database owner) for `migrate`. */
 export async function openPrivileged(location: DatabaseLocation): Promise<PrivilegedDb> {
   if (location.databaseUrl !== undefined) {
+    const { openPostgresPrivileged } = await import("./pg-driver.js");
     return openPostgresPrivileged({
       url: location.databaseUrl,
       ...(location.poolMax === undefined ? {} : { poolMax: location.poolMax }),
     });
   }
-  return openPglite({ dataDir: location.dataDir ?? DEFAULT_DATA_DIR });
+  return openEmbeddedPrivileged(location.dataDir ?? DEFAULT_DATA_DIR);
 }
 
 /**
@@ -48,13 +65,14 @@ export async function openPrivileged(location: DatabaseLocation): Promise<Privil
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   if (options.databaseUrl !== undefined) {
+    const { openPostgres } = await import("./pg-driver.js");
     return openPostgres({
       url: options.databaseUrl,
       role: options.role,
       ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
     });
   }
-  const root = await openPglite({ dataDir: options.dataDir ?? DEFAULT_DATA_DIR });
+  const root = await openEmbeddedPrivileged(options.dataDir ?? DEFAULT_DATA_DIR);
   try {
     if (options.autoMigrate === true) await migrate(root);
   } catch (e) {

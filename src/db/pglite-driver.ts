@@ -3,12 +3,17 @@
  * local data directory or in memory. PGlite has exactly one session, so every handle shares
  * it: transactions queue on PGlite's own mutex, and a role handle starts each transaction
  * with SET LOCAL ROLE (plus SET TRANSACTION READ ONLY for irrevon_read), which reverts at
- * COMMIT/ROLLBACK so no role leaks between callers. Imports: core, db.
+ * COMMIT/ROLLBACK so no role leaks between callers. A new database can start from a seed (a
+ * migrated image, db/pglite-image) instead of initdb. PGlite itself is imported on first open,
+ * so importing this module costs nothing (`irrevon --help` stays light). Imports: core, db.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { existsSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { PGlite, Transaction } from "@electric-sql/pglite";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
-import { lockDataDir, type DataDirLock } from "./data-dir-lock.js";
+import { LOCK_FILE_NAME, lockDataDir, type DataDirLock } from "./data-dir-lock.js";
 import type {
   Db,
   DbRole,
@@ -22,6 +27,12 @@ import { DbRole as Roles } from "./db.js";
 import { assertRole, parseInt8, transactionPreamble } from "./role-sql.js";
 import { errorMappingQueryable } from "./error-mapping-queryable.js";
 import { mapDbError } from "./sqlstate.js";
+import { extractTar } from "./ustar.js";
+
+/** A migrated data directory to start a new database from: a gzip tarball of `dumpDataDir`. */
+export interface PgliteSeed {
+  readonly gzip: Uint8Array;
+}
 
 /** Options of {@link openPglite}. */
 export interface PgliteOptions {
@@ -29,6 +40,35 @@ export interface PgliteOptions {
   readonly dataDir?: string;
   /** A tarball from `dumpDataDir()` to start from (test template clones). */
   readonly loadDataDir?: Blob | File;
+  /**
+   * Where a new database comes from instead of initdb; called only when the data directory
+   * holds no database yet (always in memory). Ignored when `loadDataDir` is given.
+   */
+  readonly seed?: () => Promise<PgliteSeed>;
+}
+
+/**
+ * Present in a data directory while a seed is being unpacked into it. A directory that still
+ * has it was interrupted before its first open finished, so nothing was ever written to it
+ * through the ledger: it is wiped and seeded again instead of being opened half-unpacked.
+ */
+export const SEEDING_MARKER = "irrevon.seeding";
+
+/** Unpacks the seed into `dataDir` if it holds no database yet; true when it did. */
+async function seedDataDir(dataDir: string, seed: () => Promise<PgliteSeed>): Promise<boolean> {
+  const marker = join(dataDir, SEEDING_MARKER);
+  const interrupted = existsSync(marker);
+  if (!interrupted && existsSync(join(dataDir, "PG_VERSION"))) return false;
+  if (interrupted) {
+    for (const entry of readdirSync(dataDir)) {
+      if (entry !== LOCK_FILE_NAME && entry !== SEEDING_MARKER)
+        rmSync(join(dataDir, entry), { recursive: true, force: true });
+    }
+  }
+  const { gzip } = await seed();
+  writeFileSync(marker, `${process.pid}\n`);
+  extractTar(gunzipSync(gzip), dataDir);
+  return true;
 }
 
 /** The embedded database behind a privileged handle (exposed for the test harness). */
@@ -124,14 +164,23 @@ export async function openPglite(
 ): Promise<PrivilegedDb & PgliteConnection> {
   const lock = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir);
   let pglite: PGlite;
+  let seeded = false;
   try {
+    let loadDataDir = options.loadDataDir;
+    if (loadDataDir === undefined && options.seed !== undefined) {
+      if (options.dataDir === undefined) loadDataDir = new Blob([(await options.seed()).gzip]);
+      else seeded = await seedDataDir(options.dataDir, options.seed);
+    }
+    const { PGlite } = await import("@electric-sql/pglite");
     pglite = await PGlite.create({
       ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-      ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+      ...(loadDataDir === undefined ? {} : { loadDataDir }),
       parsers: { [INT8_OID]: (v: string) => parseInt8(v) },
     });
+    if (seeded && options.dataDir !== undefined) unlinkSync(join(options.dataDir, SEEDING_MARKER));
   } catch (e) {
     lock?.release();
+    if (e instanceof IrrevonError) throw e; // a corrupt seed says so itself
     throw new IrrevonError(
       ErrorCode.storage_unavailable,
       `could not open the embedded database${options.dataDir === undefined ? "" : ` in ${options.dataDir}`}`,

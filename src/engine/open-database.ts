@@ -7,8 +7,7 @@
 import type { Db } from "../db/db.js";
 import { DbRole, isPrivilegedDb } from "../db/db.js";
 import { migrate } from "../db/migrator.js";
-import { openDatabase, openPrivileged } from "../db/open.js";
-import { openPglite } from "../db/pglite-driver.js";
+import { openDatabase, openEmbeddedPrivileged, openPrivileged } from "../db/open.js";
 
 /** Where the ledger is. */
 export type DatabaseOption =
@@ -54,7 +53,8 @@ export async function openLedgerDatabase(option: DatabaseOption): Promise<Opened
     const db = await openDatabase({ dataDir: option.dataDir, role: DbRole.app, autoMigrate: true });
     return { db, close: () => db.close() };
   }
-  const root = await openPglite();
+  // A clone of the migrated image; migrate() then only checks the journal.
+  const root = await openEmbeddedPrivileged();
   try {
     await migrate(root);
   } catch (e) {

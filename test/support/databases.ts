@@ -1,8 +1,9 @@
 /**
  * test/support/databases — a fresh, migrated ledger database per test, on both backends.
  *
- * PGlite: a migrated template is built once per test worker (initdb takes seconds) and cached
- * on disk keyed by the migrations' hash; each test loads a copy from its tarball.
+ * PGlite: each test gets an in-memory clone of the migrated image the product itself uses
+ * (src/db/pglite-image: shipped in dist/ by `npm run build`, else built once into the user
+ * cache, verified by its content hash), so tests never pay initdb.
  * Postgres (IRREVON_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres): a
  * template database per migrations hash is built under an advisory lock, and each test gets
  * `CREATE DATABASE irrevon_t_<random> TEMPLATE …`, dropped again by close().
@@ -10,19 +11,16 @@
  * Postgres is always part of BACKENDS. If the server is unreachable the Postgres suites are
  * skipped with a printed reason — unless IRREVON_REQUIRE_POSTGRES=1 (CI), where they run and fail.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { describe } from "vitest";
 import type { Db, PrivilegedDb } from "../../src/db/db.js";
 import { DbRole } from "../../src/db/db.js";
 import { advisoryLockKey, migrate } from "../../src/db/migrator.js";
-import { MIGRATIONS } from "../../src/db/migrations.generated.js";
 import { openPostgresPrivileged } from "../../src/db/pg-driver.js";
+import { openEmbeddedPrivileged } from "../../src/db/open.js";
 import { openPglite } from "../../src/db/pglite-driver.js";
+import { migrationsHash } from "../../src/db/pglite-image.js";
 
 export type Backend = "pglite" | "postgres";
 export const BACKENDS: readonly Backend[] = ["pglite", "postgres"];
@@ -48,10 +46,7 @@ export const TEST_PG_URL =
 const REQUIRE_POSTGRES = process.env["IRREVON_REQUIRE_POSTGRES"] === "1";
 
 /** Hash of the migration set: the template cache key. */
-export const MIGRATIONS_HASH = createHash("sha256")
-  .update(MIGRATIONS.map((m) => `${m.filename}:${m.sha256}`).join("\n"))
-  .digest("hex")
-  .slice(0, 16);
+export const MIGRATIONS_HASH = migrationsHash();
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -94,51 +89,9 @@ export function describeEachBackend(name: string, fn: (backend: Backend) => void
 
 // ---------------------------------------------------------------- PGlite
 
-let pgliteTemplate: Promise<Blob> | undefined;
-
-function installedPgliteVersion(): string {
-  try {
-    // The package does not export ./package.json; its entry point lives in dist/.
-    const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-    const pkg = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as {
-      version?: unknown;
-    };
-    return typeof pkg.version === "string" ? pkg.version : "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-
-async function buildPgliteTemplate(): Promise<Blob> {
-  const dir = join(tmpdir(), "irrevon-test-templates");
-  // The dump format belongs to the PGlite build, so its version is part of the cache key.
-  const pgliteVersion = installedPgliteVersion();
-  const file = join(dir, `pglite-${pgliteVersion}-${MIGRATIONS_HASH}.tar`);
-  if (existsSync(file)) return new Blob([readFileSync(file)]);
-  const root = await openPglite();
-  try {
-    await migrate(root);
-    const blob = await root.dump();
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-    writeFileSync(tmp, Buffer.from(await blob.arrayBuffer()));
-    renameSync(tmp, file); // atomic: a concurrent worker sees the whole file or none
-    return blob;
-  } finally {
-    await root.close();
-  }
-}
-
 async function openPgliteLedger(): Promise<TestLedger> {
-  pgliteTemplate ??= buildPgliteTemplate();
-  let blob: Blob;
-  try {
-    blob = await pgliteTemplate;
-  } catch (e) {
-    pgliteTemplate = undefined;
-    throw e;
-  }
-  const root = await openPglite({ loadDataDir: blob });
+  // A clone of the same verified, migrated image the product uses (db/pglite-image).
+  const root = await openEmbeddedPrivileged();
   return {
     backend: "pglite",
     app: root.as(DbRole.app),

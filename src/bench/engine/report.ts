@@ -6,6 +6,7 @@
  */
 import type { PhysicalLimitRun } from "./commit-floor.js";
 import type { PerEffectResult } from "./per-effect.js";
+import { renderStartup, type StartupResult } from "./startup.js";
 import type { LatencySummary } from "./stats.js";
 import type { ThroughputRun } from "./throughput.js";
 
@@ -36,6 +37,8 @@ export interface EngineBenchReport {
   readonly perEffect: readonly PerEffectResult[];
   readonly throughput: readonly ThroughputRun[];
   readonly physicalLimit: readonly PhysicalLimitRun[];
+  /** Embedded open, demo and CLI start (null when the run skipped them). */
+  readonly startup: StartupResult | null;
   readonly targets: readonly Target[];
 }
 
@@ -168,5 +171,6 @@ export function renderMarkdown(r: EngineBenchReport): string {
       "",
     );
   }
+  if (r.startup !== null) lines.push(...renderStartup(r.startup));
   return lines.filter((l, i, all) => !(l === "" && all[i - 1] === "")).join("\n");
 }

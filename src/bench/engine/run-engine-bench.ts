@@ -15,6 +15,7 @@ import { createPgliteBenchDatabase, createPostgresBenchDatabase } from "./bench-
 import { measureInsertThroughput, type PhysicalLimitRun } from "./commit-floor.js";
 import { measurePerEffect, type PerEffectResult } from "./per-effect.js";
 import { judgeTargets, type EngineBenchReport, type HostInfo } from "./report.js";
+import { judgeStartup, measureStartup, type StartupResult } from "./startup.js";
 import { measureThroughput, type ThroughputRun } from "./throughput.js";
 
 export interface EngineBenchOptions {
@@ -29,6 +30,10 @@ export interface EngineBenchOptions {
   /** How the run was started (recorded in the report). */
   readonly command: string;
   readonly backends?: readonly ("pglite" | "postgres")[];
+  /** Fresh-process runs of each startup figure (embedded open, --help); 0 skips startup. */
+  readonly startupRuns?: number;
+  /** Demo runs under GNU time (default 3). */
+  readonly demoRuns?: number;
   /** Progress lines (stderr in the script). */
   readonly log?: (line: string) => void;
 }
@@ -41,6 +46,8 @@ export const FULL_BENCH: Omit<EngineBenchOptions, "postgresUrl" | "command"> = {
   throughputMs: 8_000,
   physicalConnections: [1, 2, 4, 8],
   physicalMs: 4_000,
+  startupRuns: 5,
+  demoRuns: 3,
 };
 
 function pgliteVersion(): string {
@@ -128,6 +135,15 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
     log("Postgres unreachable: PGlite only");
   }
 
+  let startup: StartupResult | null = null;
+  if ((options.startupRuns ?? 0) > 0) {
+    startup = await measureStartup({
+      runs: options.startupRuns ?? 0,
+      demoRuns: options.demoRuns ?? 3,
+      log,
+    });
+  }
+
   const host: HostInfo = {
     cpus: cpus().length,
     node: process.versions.node,
@@ -154,6 +170,10 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
     perEffect,
     throughput,
     physicalLimit,
-    targets: judgeTargets(perEffect, throughput, host.cpus),
+    startup,
+    targets: [
+      ...judgeTargets(perEffect, throughput, host.cpus),
+      ...(startup === null ? [] : judgeStartup(startup)),
+    ],
   };
 }

@@ -40,9 +40,14 @@ export function register(program: Command): void {
     let applied: string[] = [];
     if (flags.migrate !== false) {
       if (ledger.location.dataDir !== undefined) mkdirSync(ledger.location.dataDir, { recursive: true });
+      // A new embedded ledger is a clone of the migrated image: its migrations were applied
+      // when it was created, so they are reported as applied by this init.
+      const { dataDir } = ledger.location;
+      const isNewEmbedded = dataDir !== undefined && !existsSync(join(dataDir, "PG_VERSION"));
       const db = await openPrivileged(ledger.location);
       try {
-        applied = (await migrate(db)).applied;
+        const result = await migrate(db);
+        applied = isNewEmbedded ? [...result.alreadyApplied, ...result.applied] : result.applied;
       } finally {
         await db.close();
       }

@@ -8,10 +8,13 @@
  * same effect id and the gate denies it. B5 leg: the same seed and fault under a
  * durable-journal runtime with a stable workflow operation id: two orders. Every claim is
  * read back from the destination's truth log, not from what the engine believes.
+ *
+ * Embedded, this process never opens PGlite itself: the first engine child creates the ledger
+ * as a clone of the migrated image (db/pglite-image) and the second reopens it, so at most one
+ * PGlite instance is alive at a time and none of them runs initdb.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
 import { B5DurableJournalRuntime } from "../../bench/baselines/b5-durable-journal.js";
 import { IrrevonError } from "../../core/errors.js";
 import { migrate } from "../../db/migrator.js";
@@ -86,6 +89,7 @@ function field(obj: Record<string, unknown>, key: string): unknown {
 /** Creates (or re-creates) the demo's own database on a server and returns its URL. */
 async function freshServerDatabase(url: string, seed: number): Promise<string> {
   const name = `irrevon_demo_s${seed}`;
+  const { default: pg } = await import("pg");
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
@@ -122,12 +126,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       const dataDir = join(options.workDir, "ledger");
       let ledgerEnv: Record<string, string>;
       if (options.databaseUrl === undefined) {
-        const root = await openPrivileged({ dataDir });
-        try {
-          await migrate(root);
-        } finally {
-          await root.close();
-        }
+        // The first engine child creates the ledger from the migrated image.
         ledgerEnv = { IRREVON_DATA_DIR: dataDir };
         database = `embedded ${dataDir}`;
         ledger = { dataDir };

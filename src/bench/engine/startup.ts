@@ -1,0 +1,217 @@
+/**
+ * bench/engine/startup — what a user waits for before the ledger does anything: opening a new
+ * embedded ledger (file-backed and in memory, each in a fresh process), the flagship demo's
+ * wall time and peak resident memory (the largest of its processes, from GNU time), and
+ * `irrevon --help` in a fresh process. The demo and the CLI run the built package
+ * (dist/src/cli/main.js, `npm run build`); without it those figures are reported as not
+ * measured. Never part of a test: times are only reported. Imports: db, bench.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { resolvePgliteImage } from "../../db/pglite-image.js";
+import type { Target } from "./report.js";
+import { summarize, type LatencySummary } from "./stats.js";
+
+const IS_TS = import.meta.url.endsWith(".ts");
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PROBE = join(HERE, `open-probe${IS_TS ? ".ts" : ".js"}`);
+const ROOT = IS_TS ? join(HERE, "..", "..", "..") : join(HERE, "..", "..", "..", "..");
+const CLI = join(ROOT, "dist", "src", "cli", "main.js");
+const GNU_TIME = "/usr/bin/time";
+
+export interface DemoRun {
+  readonly wallMs: number;
+  /** Largest resident set of the demo or any of its child processes, in MB. */
+  readonly peakRssMb: number;
+  readonly contrastHolds: boolean;
+}
+
+export interface StartupResult {
+  /** How the image the opens clone was found (shipped / cache / built). */
+  readonly imageSource: string;
+  readonly openFile: LatencySummary;
+  readonly openMemory: LatencySummary;
+  readonly demo: readonly DemoRun[];
+  readonly cliHelp: LatencySummary | null;
+  readonly notes: readonly string[];
+}
+
+function probeOnce(args: readonly string[]): number {
+  const run = spawnSync(process.execPath, [...(IS_TS ? ["--import", "tsx"] : []), PROBE, ...args], {
+    encoding: "utf8",
+  });
+  const match = /OPEN_MS ([\d.]+)/.exec(run.stdout);
+  if (run.status !== 0 || match?.[1] === undefined) {
+    throw new Error(`open-probe ${args.join(" ")} failed: ${run.stderr.slice(-1000)}`);
+  }
+  return Number(match[1]);
+}
+
+function demoOnce(): DemoRun {
+  const dir = mkdtempSync(join(tmpdir(), "irrevon-bench-demo-"));
+  try {
+    const run = spawnSync(
+      GNU_TIME,
+      [
+        "-f",
+        "GNU_TIME %e %M",
+        process.execPath,
+        CLI,
+        "demo",
+        "--json",
+        "--no-artifact",
+        "--dir",
+        join(dir, "demo"),
+      ],
+      { encoding: "utf8", cwd: dir },
+    );
+    const match = /GNU_TIME ([\d.]+) (\d+)/.exec(run.stderr);
+    if (match?.[1] === undefined || match[2] === undefined) {
+      throw new Error(`demo run failed: ${run.stderr.slice(-1000)}`);
+    }
+    const summary = JSON.parse(run.stdout) as { contrast_holds?: unknown };
+    return {
+      wallMs: Number(match[1]) * 1000,
+      peakRssMb: Number(match[2]) / 1024,
+      contrastHolds: summary.contrast_holds === true,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function cliHelpOnce(): number {
+  const start = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, [CLI, "--help"], { encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`irrevon --help exited ${String(run.status)}`);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Runs every startup measurement `runs` times (the demo `demoRuns` times). */
+export async function measureStartup(options: {
+  readonly runs: number;
+  readonly demoRuns: number;
+  readonly log?: (line: string) => void;
+}): Promise<StartupResult> {
+  const log = options.log ?? (() => undefined);
+  const notes: string[] = [];
+  const image = await resolvePgliteImage();
+  const parent = mkdtempSync(join(tmpdir(), "irrevon-bench-open-"));
+  const file: number[] = [];
+  const memory: number[] = [];
+  try {
+    log(`embedded open: ${options.runs} × new data directory, ${options.runs} × in memory`);
+    for (let i = 0; i < options.runs; i++) {
+      file.push(probeOnce(["file", join(parent, `ledger-${i}`)]));
+      memory.push(probeOnce(["memory"]));
+    }
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+  const demo: DemoRun[] = [];
+  let cliHelp: LatencySummary | null = null;
+  if (!existsSync(CLI)) {
+    notes.push(`${CLI} is missing (run npm run build): demo and CLI start not measured`);
+  } else {
+    if (existsSync(GNU_TIME)) {
+      log(`demo: ${options.demoRuns} run(s) under ${GNU_TIME}`);
+      for (let i = 0; i < options.demoRuns; i++) demo.push(demoOnce());
+    } else {
+      notes.push(`${GNU_TIME} is missing: demo wall time and peak RSS not measured`);
+    }
+    log(`irrevon --help: ${options.runs} fresh processes`);
+    const samples: number[] = [];
+    for (let i = 0; i < options.runs; i++) samples.push(cliHelpOnce());
+    cliHelp = summarize(samples);
+  }
+  return {
+    imageSource: image.source,
+    openFile: summarize(file),
+    openMemory: summarize(memory),
+    demo,
+    cliHelp,
+    notes,
+  };
+}
+
+const fmt = (x: number, digits = 0): string => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+
+function median(xs: readonly number[]): number {
+  return summarize(xs).medianMs;
+}
+
+/** The startup goals of issue 11, judged against the medians. */
+export function judgeStartup(s: StartupResult): Target[] {
+  const out: Target[] = [
+    {
+      name: "open a new embedded ledger (file, fresh process)",
+      target: "median ≤ 1500 ms",
+      measured: `${fmt(s.openFile.medianMs)} ms (min ${fmt(s.openFile.minMs)}, max ${fmt(s.openFile.maxMs)}, n ${s.openFile.n})`,
+      met: s.openFile.medianMs <= 1500,
+    },
+    {
+      name: "open a new in-memory ledger (fresh process)",
+      target: "median ≤ 1000 ms",
+      measured: `${fmt(s.openMemory.medianMs)} ms (min ${fmt(s.openMemory.minMs)}, max ${fmt(s.openMemory.maxMs)}, n ${s.openMemory.n})`,
+      met: s.openMemory.medianMs <= 1000,
+    },
+  ];
+  if (s.demo.length > 0) {
+    const wall = median(s.demo.map((d) => d.wallMs));
+    const rss = Math.max(...s.demo.map((d) => d.peakRssMb));
+    const holds = s.demo.every((d) => d.contrastHolds);
+    out.push(
+      {
+        name: "demo wall time (embedded)",
+        target: "median < 5000 ms, contrast holds",
+        measured: `${fmt(wall)} ms over ${s.demo.length} run(s); contrast holds in ${s.demo.filter((d) => d.contrastHolds).length}`,
+        met: wall < 5000 && holds,
+      },
+      {
+        name: "demo peak RSS (largest process, embedded)",
+        target: "< 300 MB",
+        measured: `${fmt(rss)} MB (worst of ${s.demo.length} run(s))`,
+        met: rss < 300,
+      },
+    );
+  }
+  if (s.cliHelp !== null) {
+    out.push({
+      name: "irrevon --help, fresh process",
+      target: "median ≤ 250 ms",
+      measured: `${fmt(s.cliHelp.medianMs)} ms (min ${fmt(s.cliHelp.minMs)}, n ${s.cliHelp.n})`,
+      met: s.cliHelp.medianMs <= 250,
+    });
+  }
+  return out;
+}
+
+/** The Markdown section for the report. */
+export function renderStartup(s: StartupResult): string[] {
+  return [
+    "## Startup: embedded open, demo, CLI",
+    "",
+    `Each open is a fresh process cloning the migrated PGlite image (found: ${s.imageSource}); ` +
+      "the demo and `--help` run the built package. Times include process start.",
+    "",
+    "| measurement | n | median ms | min ms | max ms |",
+    "| --- | --- | --- | --- | --- |",
+    `| open new embedded ledger (file) | ${s.openFile.n} | ${fmt(s.openFile.medianMs)} | ${fmt(s.openFile.minMs)} | ${fmt(s.openFile.maxMs)} |`,
+    `| open new in-memory ledger | ${s.openMemory.n} | ${fmt(s.openMemory.medianMs)} | ${fmt(s.openMemory.minMs)} | ${fmt(s.openMemory.maxMs)} |`,
+    ...(s.cliHelp === null
+      ? []
+      : [
+          `| irrevon --help | ${s.cliHelp.n} | ${fmt(s.cliHelp.medianMs)} | ${fmt(s.cliHelp.minMs)} | ${fmt(s.cliHelp.maxMs)} |`,
+        ]),
+    ...s.demo.map(
+      (d, i) =>
+        `| demo run ${i + 1}: wall ms / peak RSS MB / contrast | 1 | ${fmt(d.wallMs)} | ${fmt(d.peakRssMb)} MB | ${String(d.contrastHolds)} |`,
+    ),
+    "",
+    ...s.notes.map((n) => `Note: ${n}.`),
+    "",
+  ];
+}
