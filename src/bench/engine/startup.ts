@@ -12,7 +12,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolvePgliteImage } from "../../db/pglite-image.js";
-import type { Target } from "./report.js";
 import { summarize, type LatencySummary } from "./stats.js";
 
 const IS_TS = import.meta.url.endsWith(".ts");
@@ -137,6 +136,14 @@ export async function measureStartup(options: {
   };
 }
 
+/** A judged goal; the same shape as report.ts's Target (not imported: report imports this file). */
+export interface StartupTarget {
+  readonly name: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
 const fmt = (x: number, digits = 0): string => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
 function median(xs: readonly number[]): number {
@@ -144,8 +151,8 @@ function median(xs: readonly number[]): number {
 }
 
 /** The startup goals of issue 11, judged against the medians. */
-export function judgeStartup(s: StartupResult): Target[] {
-  const out: Target[] = [
+export function judgeStartup(s: StartupResult): StartupTarget[] {
+  const out: StartupTarget[] = [
     {
       name: "open a new embedded ledger (file, fresh process)",
       target: "median ≤ 1500 ms",
