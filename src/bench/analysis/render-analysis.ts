@@ -7,7 +7,7 @@ import type { Analysis, Comparison, MetricAnalysis } from "./analyze.js";
 
 const f = (x: number, digits = 4): string =>
   Number.isFinite(x) ? x.toFixed(digits) : x > 0 ? "+inf" : x < 0 ? "-inf" : "nan";
-const p = (x: number): string => (x < 0.0001 ? x.toExponential(2) : x.toFixed(4));
+const p = (x: number): string => (x === 0 ? "0" : x < 0.0001 ? x.toExponential(2) : x.toFixed(4));
 
 function comparison(c: Comparison): string {
   const e = c.estimate;

@@ -5,8 +5,9 @@
  * Written here rather than taken from a package: the well-kept choice that is precise
  * enough (`@stdlib/stats-base-dists-t-cdf` and `-t-quantile`) pulls in 224 packages (28 MB)
  * for two functions of a shipped CLI, and `jstat` is untyped with a quantile good only to
- * about 1e-8. The functions below agree with stdlib to better than 1e-10 on the grid the
- * unit tests pin (test/unit/bench-stats.test.ts). Imports: nothing.
+ * about 1e-8. Checked once against stdlib on a grid of df 1–1000 (CDF within 3e-13, quantile
+ * within 2e-12 relative); the unit tests pin closed forms and R's quantiles
+ * (test/unit/bench-stats.test.ts). Imports: nothing.
  */
 
 const LANCZOS_G = 7;
