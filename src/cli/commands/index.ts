@@ -105,6 +105,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     description: "agent branches the gate checks",
     load: () => import("./branch.js"),
   },
+  {
+    name: "bench",
+    term: "bench",
+    description:
+      "IrrevonBench: dev fixtures and paired statistics (run, smoke and report are not built yet)",
+    load: () => import("./bench.js"),
+  },
 ];
 
 /**
