@@ -82,7 +82,7 @@ describeEachBackend("gate on every send", (backend) => {
       check: "deny_list",
       cause: "deny_listed",
       deny: (f) =>
-        f.irrevon.operator.addDenyEntry({ effect_type: "order.create", reason: "incident 7" }),
+        f.irrevon.operator.addDenyEntry({ effectType: "order.create", reason: "incident 7" }),
     },
     {
       name: "a cancelled branch",
@@ -186,7 +186,12 @@ describeEachBackend("gate on every send", (backend) => {
       cause: "branch_cancelled",
     });
     expect(await decisions(f, effectId)).toEqual([
-      { variant: "dispatch", outcome: "DENY", deny_check: "branch_lineage", cause: "branch_cancelled" },
+      {
+        variant: "dispatch",
+        outcome: "DENY",
+        deny_check: "branch_lineage",
+        cause: "branch_cancelled",
+      },
     ]);
     expect(creates(f)).toBe(0);
   });
@@ -202,7 +207,7 @@ describeEachBackend("gate on every send", (backend) => {
     f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
     await f.irrevon.dispatch(effectId);
     const denyId = await f.irrevon.operator.addDenyEntry({
-      effect_type: "order.create",
+      effectType: "order.create",
       reason: "incident 9",
     });
     const report = await f.irrevon.recover();
@@ -250,7 +255,10 @@ describeEachBackend("gate on every send", (backend) => {
       client_ref: operationId,
     });
     const audit = await f.irrevon.audit(effectId);
-    expect(audit).toMatchObject({ classification: "CONTRADICTED", direction: "failed_but_present" });
+    expect(audit).toMatchObject({
+      classification: "CONTRADICTED",
+      direction: "failed_but_present",
+    });
     const findingId = audit.status === "finding" ? audit.findingId : 0;
     await f.irrevon.resolve(findingId, "ACCEPTED_AS_IS", { note: "the order exists as is" });
     await f.irrevon.retry(effectId, {
@@ -258,7 +266,11 @@ describeEachBackend("gate on every send", (backend) => {
       stampedAt: new Date().toISOString(),
     });
     const out = await f.irrevon.dispatch(effectId);
-    expect(out).toMatchObject({ status: "denied", check: "dedup", cause: "present_at_destination" });
+    expect(out).toMatchObject({
+      status: "denied",
+      check: "dedup",
+      cause: "present_at_destination",
+    });
     expect(destinationEffects(f.refdest)).toBe(1);
     expect(creates(f)).toBe(1);
   });
