@@ -37,6 +37,14 @@ export interface EngineConfig {
    * adapter overrun grace). Renewed before every claim that needs it.
    */
   readonly leaseTtlMs: number;
+  /**
+   * Safety margin of a C1 replay: a replay is sent only while engine now + `probeDeadlineMs` +
+   * this margin is still inside the declared idempotency window (counted from the execution's
+   * first claim), so it ARRIVES inside the window; otherwise the window counts as closed and
+   * the reconciler asks by status query. Covers clock skew between the ledger and the
+   * destination and the claim-to-send delay. Default 60 s.
+   */
+  readonly replayWindowMarginSeconds: number;
   /** Newest ABSENT evidence accepted for a re-dispatch without a fresh probe (reference: 600 s). */
   readonly redispatchAbsenceMaxAgeSeconds: number;
   /** Effect types recovery may re-dispatch after confirmed absence. Default: none. */
@@ -70,6 +78,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   escalationBudget: 5,
   maxAttemptsPerExecution: 3,
   leaseTtlMs: 120_000,
+  replayWindowMarginSeconds: 60,
   redispatchAbsenceMaxAgeSeconds: 600,
   autoRedispatch: {},
   orphanGraceSeconds: 1_800,
@@ -154,6 +163,7 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("leaseTtlMs", config.leaseTtlMs, 1);
   requireLeaseCovers(config, "dispatchDeadlineMs");
   requireLeaseCovers(config, "probeDeadlineMs");
+  requireNumber("replayWindowMarginSeconds", config.replayWindowMarginSeconds, 0);
   requireNumber("redispatchAbsenceMaxAgeSeconds", config.redispatchAbsenceMaxAgeSeconds, 0);
   requireNumber("orphanGraceSeconds", config.orphanGraceSeconds, 0);
   // I10 / §7: one listing is never enough to call an effect an orphan.

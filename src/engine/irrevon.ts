@@ -19,6 +19,7 @@ import type { ResolutionAction } from "../core/state-tables.js";
 import type { AuthorityInput } from "../ledger/append-authority.js";
 import { appendAuthority } from "../ledger/append-authority.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
+import { canonicalDigest } from "../core/canonical.js";
 import { openRetryExecution, type OpenedExecution } from "../ledger/open-retry-execution.js";
 import {
   addDenyEntry,
@@ -92,6 +93,18 @@ export interface EffectStatus {
   readonly resolution: string | null;
 }
 
+/** Options of {@link Irrevon.retry}. */
+export interface RetryOptions extends NoAdvisoryKeys {
+  /** Why the effect is tried again (recorded on the new execution); required with `parameters`. */
+  readonly reason?: string;
+  /**
+   * A corrected retry: parameters to send instead of the record's. They must be a RECORDED
+   * variant (register the contract again with them first: same identity, new parameters);
+   * the new execution and later ones send them. Else `resolution_invalid`.
+   */
+  readonly parameters?: Record<string, unknown>;
+}
+
 /** A human decision about an AMBIGUOUS execution (e.g. on a C3 destination). */
 export interface ManualSettlement extends NoAdvisoryKeys {
   readonly committed: boolean;
@@ -130,8 +143,16 @@ export interface Irrevon {
   status(effectId: string): Promise<EffectStatus>;
   /** Everything the ledger knows about one effect (`irrevon inspect --json`). */
   inspect(effectId: string): Promise<EffectInspection>;
-  /** A new execution after a clean FAILED receipt: new step, new key, fresh authority. */
-  retry(effectId: string, authority: AuthorityInput): Promise<OpenedExecution>;
+  /**
+   * A new execution after a FAILED receipt or a human's "not committed": new step, new key,
+   * fresh authority, optionally a recorded parameter variant (a corrected retry). The dispatch
+   * that follows passes the gate like any other.
+   */
+  retry(
+    effectId: string,
+    authority: AuthorityInput,
+    options?: RetryOptions,
+  ): Promise<OpenedExecution>;
   /** A human settles an AMBIGUOUS execution (cites the decision). */
   settleManually(effectId: string, decision: ManualSettlement): Promise<void>;
   /**
@@ -274,9 +295,33 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       };
     },
     inspect: (effectId) => inspectEffect(db, effectId),
-    async retry(effectId, authority) {
+    async retry(effectId, authority, retryOptions = {}) {
+      rejectAdvisory(retryOptions);
       await refuseFutureStamp(authority?.stampedAt, "resolution_invalid");
-      return openRetryExecution(db, effectId, authority);
+      const parameters = retryOptions.parameters;
+      if (parameters !== undefined) {
+        if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
+          throw new IrrevonError(ErrorCode.resolution_invalid, "parameters must be a JSON object", {
+            details: { field: "parameters" },
+          });
+        // A bad payload is refused before anything is written (as for a dispatch).
+        const record = await requireRecord(db, effectId);
+        const { adapter } = adapters.require(record.adapterId);
+        try {
+          adapter.validatePayload(record.effectType, parameters);
+        } catch (e) {
+          throw new IrrevonError(ErrorCode.payload_invalid, "the adapter rejected the variant", {
+            details: { adapter_id: record.adapterId, effect_type: record.effectType },
+            cause: e,
+          });
+        }
+      }
+      return openRetryExecution(db, effectId, authority, {
+        ...(retryOptions.reason === undefined ? {} : { reason: retryOptions.reason }),
+        ...(parameters === undefined
+          ? {}
+          : { variant: { parameters, parametersDigest: canonicalDigest(parameters) } }),
+      });
     },
     async settleManually(effectId, decision) {
       rejectAdvisory(decision);
