@@ -12,6 +12,8 @@ import { claimReplayProbe, recordReplayOutcome } from "../ledger/claim-replay-pr
 import { readParameters } from "../ledger/read-records.js";
 import { callDispatch } from "./call-adapter.js";
 import { emit } from "./context.js";
+import { commitHorizonMs, startWire } from "./engine-time.js";
+import { keepLateResult } from "./late-results.js";
 import type { ReconcileOutcome, ReconcileStep } from "./reconcile-types.js";
 import { escalateExecution } from "./reconcile-settle.js";
 
@@ -58,7 +60,21 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     idempotencyKey: claim.operationId,
     stableIds: record.stableIds,
   };
+  const wireStart = startWire(ctx);
   const wire = await callDispatch(entry.adapter, order, deadlineMs);
+  keepLateResult(ctx, wire, {
+    attemptId: claim.attemptId,
+    executionId: execution.executionId,
+    effectId,
+    lease,
+    recordedBy: step.actor,
+  });
+  // A replay that reached a destination which had forgotten the key creates the effect: the
+  // absence rule counts read lag from this call's horizon too.
+  const horizon =
+    wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
+      ? { commit_horizon_at: new Date(await commitHorizonMs(ctx, wireStart, deadlineMs)).toISOString() }
+      : {};
   const result = await recordReplayOutcome(ctx.db, {
     attemptId: claim.attemptId,
     executionId: execution.executionId,
@@ -66,7 +82,7 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
     ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
     ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
-    evidence: { ...wire.evidence, replay_probe: true, deadline_ms: deadlineMs },
+    evidence: { ...wire.evidence, replay_probe: true, deadline_ms: deadlineMs, ...horizon },
     recordedBy: step.actor,
     lease,
     effectId,
