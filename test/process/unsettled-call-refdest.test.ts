@@ -2,7 +2,7 @@
  * A dispatch that outlives its deadline, against the reference destination as a real child
  * process over HTTP (`node --import tsx src/refdest/main.ts`), on both ledger backends. The
  * adapter is slow before it sends (a connection pool, a rate limiter…) and ignores the
- * engine's AbortSignal: it sends the create 2.5 s after the engine's 500 ms deadline. With a
+ * engine's AbortSignal: it sends the create 6 s after the engine's 500 ms deadline. With a
  * re-read gap of 0, no declared lag and a policy grant that re-sends every LOST, an engine that
  * gave up on its own call would prove absence at once and re-send: two orders. The engine
  * must instead treat the attempt as in flight until the call settles, keep the late success
@@ -86,7 +86,7 @@ describeEachBackend("a call that outlives its deadline is never proven absent", 
     await control.reset({ seed: 11 });
     ledger = await openTestLedger(backend);
     const declaration = { ...REFDEST_C2_DECLARATION };
-    const adapter = slowStartAdapter(new RefdestAdapter({ baseUrl: url, declaration }), 2_500);
+    const adapter = slowStartAdapter(new RefdestAdapter({ baseUrl: url, declaration }), 6_000);
     engine = await openIrrevon({
       database: ledger.app,
       adapters: [adapter],
@@ -109,7 +109,7 @@ describeEachBackend("a call that outlives its deadline is never proven absent", 
     await engine.recover();
     expect((await control.truth()).effects).toHaveLength(0);
 
-    // The call sends at ~2.5 s and the destination commits; its answer arrives late.
+    // The call sends at ~6 s and the destination commits; its answer arrives late.
     const deadline = Date.now() + 30_000;
     let status = "";
     while (Date.now() < deadline) {
