@@ -54,7 +54,15 @@ export async function commitHorizonMs(
   start: WireStart,
   deadlineMs: number,
 ): Promise<number> {
-  const endMs = await engineNowMs(ctx);
+  let endMs: number;
+  try {
+    endMs = await engineNowMs(ctx);
+  } catch {
+    // The database is unreachable right now (the receipt write will retry or forfeit the
+    // lease): the host clock stands in, so the unknown outcome is still recorded. Recovery's
+    // own receipt, if it comes to that, carries the database's recorded_at instead.
+    endMs = Date.now() + clockOffsetMs(ctx.clock);
+  }
   const elapsedMs = performance.now() - start.perfMs + (clockOffsetMs(ctx.clock) - start.offsetMs);
   const startMs = endMs - elapsedMs;
   return Math.max(endMs, startMs + deadlineMs);
