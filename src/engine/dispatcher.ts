@@ -28,6 +28,8 @@ import type { ReceiptRow, WorkerLease } from "../ledger/types.js";
 import type { WireOutcome } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
 import { sendGated } from "./gated-send.js";
+import { commitHorizonMs, startWire } from "./engine-time.js";
+import { keepLateResult } from "./late-results.js";
 
 /** The dispatch went out (once); `lifecycle` is where the execution landed. */
 export interface Dispatched {
@@ -248,6 +250,7 @@ export async function dispatchEffect(
   };
   await ctx.crash.hit("adapter.pre_call");
   let wire: WireOutcome;
+  const wireStart = startWire(ctx);
   // The lease that matters is the one the attempt was CLAIMED under: if the keeper re-registered
   // meanwhile (the old lease lapsed), recovery may already have closed this attempt.
   const heldMs = ctx.lease.remainingMs(lease);
@@ -266,7 +269,24 @@ export async function dispatchEffect(
     wire = await sendGated(claim.allowed, entry.adapter, order, deadlineMs);
   }
   await ctx.crash.hit("adapter.post_call");
+  // An unknown outcome carries the instant the absence rule counts read lag from.
+  const horizon =
+    wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
+      ? {
+          commit_horizon_at: new Date(
+            await commitHorizonMs(ctx, wireStart, deadlineMs),
+          ).toISOString(),
+        }
+      : {};
 
+  // Kept whatever happens to the receipt below: the answer exists nowhere else.
+  keepLateResult(ctx, wire, {
+    attemptId: claim.attemptId,
+    executionId: claim.executionId,
+    effectId,
+    lease,
+    recordedBy: "dispatcher",
+  });
   await ctx.crash.hit("receipt.pre_commit");
   const outcome = await recordReceipt(
     ctx,
@@ -277,7 +297,7 @@ export async function dispatchEffect(
       ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
       ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
       ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
-      evidence: { ...wire.evidence, deadline_ms: deadlineMs },
+      evidence: { ...wire.evidence, deadline_ms: deadlineMs, ...horizon },
       recordedBy: "dispatcher",
       lease,
     },

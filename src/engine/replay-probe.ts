@@ -19,8 +19,9 @@ import type { DispatchOrder } from "../adapters/contract.js";
 import { claimReplayProbe, recordReplayOutcome } from "../ledger/claim-replay-probe.js";
 import { listAttempts } from "../ledger/read-records.js";
 import { emit } from "./context.js";
-import { engineNowMs } from "./engine-time.js";
+import { commitHorizonMs, engineNowMs, startWire } from "./engine-time.js";
 import { sendGated } from "./gated-send.js";
+import { keepLateResult } from "./late-results.js";
 import type { ReconcileOutcome, ReconcileStep } from "./reconcile-types.js";
 import { escalateExecution } from "./reconcile-settle.js";
 
@@ -109,7 +110,25 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     idempotencyKey: claim.operationId,
     stableIds: record.stableIds,
   };
+  const wireStart = startWire(ctx);
   const wire = await sendGated(claim.allowed, entry.adapter, order, deadlineMs);
+  keepLateResult(ctx, wire, {
+    attemptId: claim.attemptId,
+    executionId: execution.executionId,
+    effectId,
+    lease,
+    recordedBy: step.actor,
+  });
+  // A replay that reached a destination which had forgotten the key creates the effect: the
+  // absence rule counts read lag from this call's horizon too.
+  const horizon =
+    wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
+      ? {
+          commit_horizon_at: new Date(
+            await commitHorizonMs(ctx, wireStart, deadlineMs),
+          ).toISOString(),
+        }
+      : {};
   const result = await recordReplayOutcome(ctx.db, {
     attemptId: claim.attemptId,
     executionId: execution.executionId,
@@ -117,7 +136,7 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
     ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
     ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
-    evidence: { ...wire.evidence, replay_probe: true, deadline_ms: deadlineMs },
+    evidence: { ...wire.evidence, replay_probe: true, deadline_ms: deadlineMs, ...horizon },
     recordedBy: step.actor,
     lease,
     effectId,
