@@ -71,7 +71,8 @@ interface SeenLock {
 function jitter(): void {
   if (process.env["IRREVON_TEST_HOOKS"] !== "1") return;
   const maxMs = Number(process.env["IRREVON_LOCK_JITTER_MS"] ?? "0");
-  if (maxMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * maxMs);
+  if (maxMs > 0)
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * maxMs);
 }
 
 function errnoOf(e: unknown): string | undefined {
@@ -126,7 +127,12 @@ function verdictOf(seen: SeenLock): OwnerVerdict | "other_host" | "unreadable" {
 const isStale = (v: ReturnType<typeof verdictOf>): boolean =>
   v === "dead" || v === "pid_reused" || v === "previous_boot";
 
-function lockedError(dir: string, path: string, seen: SeenLock | null, reason: string): IrrevonError {
+function lockedError(
+  dir: string,
+  path: string,
+  seen: SeenLock | null,
+  reason: string,
+): IrrevonError {
   const pid = seen?.record?.pid ?? seen?.legacyPid ?? null;
   return new IrrevonError(
     ErrorCode.ledger_locked,

@@ -2,11 +2,12 @@
  * engine/open-database — turns `openIrrevon`'s `database` option into a Db acting as
  * irrevon_app: a handle the caller owns, a Postgres URL, an embedded data directory (one
  * process owns it: the driver refuses a second opener), or an in-memory ledger for tests
- * and demos. Imports: core, db.
+ * and demos. A ledger whose schema is behind the code is refused here (`schema_behind`), before
+ * anything could fail on a missing function. Imports: core, db.
  */
 import type { Db } from "../db/db.js";
 import { DbRole, isPrivilegedDb } from "../db/db.js";
-import { migrate } from "../db/migrator.js";
+import { assertSchemaCurrent, migrate } from "../db/migrator.js";
 import { openDatabase, openPrivileged } from "../db/open.js";
 import { openPglite } from "../db/pglite-driver.js";
 
@@ -36,6 +37,7 @@ export async function openLedgerDatabase(option: DatabaseOption): Promise<Opened
   if (isDb(option)) {
     const db =
       option.role === DbRole.app && !isPrivilegedDb(option) ? option : option.as(DbRole.app);
+    await assertSchemaCurrent(db);
     return { db, close: () => Promise.resolve() };
   }
   if ("url" in option) {
@@ -48,6 +50,12 @@ export async function openLedgerDatabase(option: DatabaseOption): Promise<Opened
       }
     }
     const db = await openDatabase({ databaseUrl: option.url, role: DbRole.app });
+    try {
+      await assertSchemaCurrent(db);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
     return { db, close: () => db.close() };
   }
   if ("dataDir" in option) {

@@ -152,7 +152,12 @@ describe("data directory lock: who counts as the owner", () => {
     const pid = await unrelatedProcess();
     writeFileSync(
       join(dir, LOCK_FILE_NAME),
-      lockRecord({ pid, bootId: "an-earlier-boot", startTime: processStartTime(pid), nonce: "boot" }),
+      lockRecord({
+        pid,
+        bootId: "an-earlier-boot",
+        startTime: processStartTime(pid),
+        nonce: "boot",
+      }),
     );
     const boot = currentBootId();
     if (boot === null) return; // no boot id on this platform: nothing to compare
