@@ -75,6 +75,22 @@ export async function releaseWorker(db: Db, lease: WorkerLease): Promise<void> {
   await db.query("SELECT ledger_lease_release($1, $2)", [lease.workerId, lease.fencingToken]);
 }
 
+/**
+ * Releases every lease still live in the ledger; returns how many. Only for a ledger this
+ * process owns exclusively (an embedded data directory under its lock): every such lease was
+ * then left by a process that is gone, and releasing it lets a restart reuse its worker id at
+ * once and lets recovery adjudicate its attempts without waiting for the lease to run out.
+ */
+export async function releaseLeasesOfGoneProcesses(db: Db): Promise<number> {
+  const { rows } = await db.query<{ worker_id: string }>(
+    `SELECT l.worker_id, ledger_lease_release(l.worker_id, l.fencing_token)
+       FROM (SELECT DISTINCT ON (worker_id) worker_id, fencing_token, event, expires_at
+               FROM worker_leases ORDER BY worker_id, lease_seq DESC) l
+      WHERE l.event <> 'release' AND l.expires_at > clock_timestamp()`,
+  );
+  return rows.length;
+}
+
 /** Why an owner's lease is not live, for recovery evidence. */
 export interface LeaseVerdict {
   readonly isLive: boolean;

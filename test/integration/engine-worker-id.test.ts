@@ -3,9 +3,21 @@
  * a worker id whose lease another engine holds live is refused with `worker_id_in_use`
  * (retryable) and leaves the holder's lease and attempts untouched; the id is free again once
  * the holder releases its lease or the lease runs out. A process may still supersede its OWN
- * lease (the lease keeper after a forfeit), never another's.
+ * lease (the lease keeper after a forfeit), never another's. On an embedded data directory
+ * the opener holds the directory lock, so a lease left live in it belongs to a process that
+ * died: it is released at open and the worker id can be reused at once after a crash.
  */
-import { afterEach, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
+import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
+import { DbRole } from "../../src/db/db.js";
+import { openDatabase } from "../../src/db/open.js";
+import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
+import { openIrrevon } from "../../src/engine/irrevon.js";
+import { createInProcessTransport, createRefdest } from "../../src/refdest/index.js";
 import { registerWorker, releaseWorker } from "../../src/ledger/worker-leases.js";
 import { describeEachBackend } from "../support/databases.js";
 import { expectAuditClean } from "../support/audit.js";
@@ -79,4 +91,40 @@ describeEachBackend("engine: one live engine per worker id", (backend) => {
     await sleep(400); // at least that long: the 200 ms lease has run out (database clock)
     await registerWorker(db, "sql-expiring", 60_000);
   });
+});
+
+describe("engine: a worker id reused after a crash on an embedded data directory [pglite]", () => {
+  it(
+    "a lease a dead process left live is released at open; the same worker id opens",
+    { timeout: 180_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "irrevon-worker-id-"));
+      try {
+        const dataDir = join(dir, "ledger");
+        // The "crashed" process: registered a lease, then let go of the directory without releasing it.
+        const crashed = await openDatabase({ dataDir, role: DbRole.app, autoMigrate: true });
+        await registerWorker(crashed, "embedded-1", 60_000);
+        await crashed.close();
+        const irrevon = await openIrrevon({
+          database: { dataDir },
+          adapters: [
+            new RefdestAdapter({
+              baseUrl: "http://127.0.0.1:4100",
+              declaration: refdestDeclaration("C2"),
+              transport: createInProcessTransport(createRefdest({ tier: "C2", seed: 42 })),
+            }),
+          ],
+          workerId: "embedded-1",
+          crashPoints: NO_CRASH_POINTS,
+        });
+        const { rows } = await irrevon.db.query<{ event: string }>(
+          "SELECT event FROM worker_leases WHERE worker_id = 'embedded-1' ORDER BY lease_seq",
+        );
+        expect(rows.map((r) => r.event)).toEqual(["register", "release", "register"]);
+        await irrevon.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
