@@ -13,6 +13,8 @@ import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { LifecycleState } from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
 import { rejectAdvisory } from "../core/advisory-guard.js";
+import { checkAuthorityStamp } from "../core/authority-stamp.js";
+import { databaseNowMs } from "../ledger/sql-util.js";
 import type { ResolutionAction } from "../core/state-tables.js";
 import type { AuthorityInput } from "../ledger/append-authority.js";
 import { appendAuthority } from "../ledger/append-authority.js";
@@ -210,6 +212,19 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
   };
   const db = opened.db;
 
+  /**
+   * A stamp further ahead of the database clock (the clock the gate's freshness check uses)
+   * than `maxClockSkewMs` would never expire: refused wherever a stamp is accepted.
+   */
+  async function refuseFutureStamp(
+    stampedAt: unknown,
+    code: "contract_invalid" | "resolution_invalid",
+  ): Promise<void> {
+    if (typeof stampedAt !== "string") return; // absent or malformed: the caller's own check names it
+    const clock = { nowMs: await databaseNowMs(db), maxClockSkewMs: config.maxClockSkewMs };
+    checkAuthorityStamp(stampedAt, clock, code);
+  }
+
   async function afterCommit(effectId: string, lifecycle: LifecycleState): Promise<void> {
     if (lifecycle === "SETTLED_COMMITTED") await closeResolutionsAfterCommit(db, effectId);
   }
@@ -219,6 +234,7 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     db,
     async register(contract) {
       const intent = validateIntentContract(contract);
+      await refuseFutureStamp(intent.stampedAt, "contract_invalid");
       const entry = adapters.require(intent.adapterId);
       const result = await registerIntent(db, intent, entry.declarationDigest, {
         beforeCommit: () => crash.hit("persist.pre_commit"),
@@ -258,7 +274,10 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       };
     },
     inspect: (effectId) => inspectEffect(db, effectId),
-    retry: (effectId, authority) => openRetryExecution(db, effectId, authority),
+    async retry(effectId, authority) {
+      await refuseFutureStamp(authority?.stampedAt, "resolution_invalid");
+      return openRetryExecution(db, effectId, authority);
+    },
     async settleManually(effectId, decision) {
       rejectAdvisory(decision);
       if (
@@ -302,8 +321,10 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       return outcome.redispatch.dispatch;
     },
     sweep: (adapterId, window) => sweepAdapter(ctx, adapterId, window),
-    resolve: (findingId, action, evidence, actor) =>
-      resolveFindingAction(ctx, findingId, action, evidence, actor),
+    async resolve(findingId, action, evidence, actor) {
+      await refuseFutureStamp(evidence?.stamped_at, "resolution_invalid");
+      return resolveFindingAction(ctx, findingId, action, evidence, actor);
+    },
     findings: (filter) => listFindingsFiltered(db, filter),
     cycle: (cycleOptions) => runCycle(ctx, cycleOptions),
     gauges: () => readLedgerGauges(db),
@@ -312,7 +333,10 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       liftDenyEntry: (denyId) => liftDenyEntry(db, denyId),
       cancelBranch: (branchRef, reason, cancelOptions) =>
         cancelBranch(db, branchRef, reason, cancelOptions),
-      appendAuthority: (effectId, authority) => appendAuthority(db, effectId, authority),
+      appendAuthority: async (effectId, authority) => {
+        await refuseFutureStamp(authority?.stampedAt, "contract_invalid");
+        return appendAuthority(db, effectId, authority);
+      },
     },
     async close() {
       await lease.release();
