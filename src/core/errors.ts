@@ -32,6 +32,7 @@ export const ErrorCode = {
   crash_hooks_forbidden: "crash_hooks_forbidden",
   internal: "internal",
   destination_unavailable: "destination_unavailable",
+  evidence_invalid: "evidence_invalid",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
