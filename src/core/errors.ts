@@ -34,6 +34,7 @@ export const ErrorCode = {
   destination_unavailable: "destination_unavailable",
   worker_id_in_use: "worker_id_in_use",
   schema_behind: "schema_behind",
+  evidence_invalid: "evidence_invalid",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
