@@ -168,7 +168,9 @@ export async function matchListedEffects(
  * status probe of any of the record's executions (through this adapter) cites them. Such an
  * effect carries a claimed key, but nothing says it is THE effect of its execution: it may be
  * a second copy, or the effect of an execution settled FAILED. The sweep has the record
- * audited. Returns effect id → refs.
+ * audited — unless an audit of the record already ran since the ref was first sighted (an
+ * audit whose key cannot see the ref, e.g. one by destination ref, must not be repeated by
+ * every run). Returns effect id → refs.
  */
 export async function unknownMatchedRefs(
   q: Queryable,
@@ -195,7 +197,13 @@ export async function unknownMatchedRefs(
         SELECT 1 FROM status_probes p
           JOIN effect_executions x ON x.execution_id = p.execution_id
          WHERE p.adapter_id = $1 AND x.effect_id = m.effect_id
-           AND p.destination_refs ?| ARRAY[m.ref] AND jsonb_typeof(p.destination_refs) = 'array')`,
+           AND p.destination_refs ?| ARRAY[m.ref] AND jsonb_typeof(p.destination_refs) = 'array')
+        AND NOT EXISTS (
+        SELECT 1 FROM status_probes p
+          JOIN effect_executions x ON x.execution_id = p.execution_id
+         WHERE p.adapter_id = $1 AND x.effect_id = m.effect_id AND p.probe_kind = 'audit'
+           AND p.recorded_at >= (SELECT min(s.recorded_at) FROM sweep_sightings s
+                                  WHERE s.adapter_id = $1 AND s.destination_ref = m.ref))`,
     [adapterId, refs, effects],
   );
   for (const r of rows) {

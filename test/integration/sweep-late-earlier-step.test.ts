@@ -63,6 +63,8 @@ describeEachBackend("sweep: a late step 0 after re-dispatch of step 1", (backend
       evidence: { excess_refs: [late] },
     });
     expect(await t.irrevon.findings({ classification: "ORPHANED" })).toEqual([]);
+    // The audit cited the late ref: later runs match it without auditing again.
+    expect(await t.irrevon.sweep(MAIN)).toMatchObject({ audited: [], auditFindings: [] });
     // Nothing was sent again, and the history checker agrees that both orders are reported.
     expect(main.requestLog().filter((r) => r.op === "create")).toHaveLength(2);
     const counts = countByInvariant((await checkRun(t.ledger.read, main)).violations);

@@ -349,6 +349,26 @@ describeEachBackend("sweep: orphans", (backend) => {
     expect(await orphanRefs(f)).toEqual([]);
   });
 
+  it("a matched effect its record never saw is audited once, even when the audit's key cannot see it", async () => {
+    const base = refdestDeclaration("C2");
+    // Client refs are listed but cannot be queried: the audit asks by destination ref.
+    f = await openEngineFixture(backend, {
+      config: { orphanGraceSeconds: 0 },
+      declaration: { ...base, queryable: { supported: true, by: ["destination_ref"] } },
+    });
+    const { effectId, operationId } = await f.irrevon.register(orderContract());
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
+    await f.irrevon.sweep(f.adapterId);
+    f.refdest.createOutOfBand({ ...OOB, client_ref: operationId });
+    const first = await f.irrevon.sweep(f.adapterId);
+    expect(first).toMatchObject({ listed: 2, matched: 2, audited: [effectId] });
+    const again = await f.irrevon.sweep(f.adapterId);
+    expect(again).toMatchObject({ listed: 2, matched: 2, audited: [] });
+    expect(
+      await count(f, "SELECT count(*) AS n FROM status_probes WHERE probe_kind = 'audit'"),
+    ).toBe(1);
+  });
+
   it("a destination that cannot list (C3) is refused and nothing is recorded", async () => {
     f = await openEngineFixture(backend, { tier: "C3" });
     const error = await f.irrevon.sweep("refdest-c3").catch((e: unknown) => e);
