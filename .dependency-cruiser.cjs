@@ -25,6 +25,13 @@ module.exports = {
       to: { path: "^src/advisory/", reachable: true },
     },
     { name: "top-layers-not-imported", severity: "error", from: { path: "^src/(?!cli/|workbench/|bench/|testing/|index\\.ts)" }, to: { path: "^src/(cli|workbench|bench|testing)/" } },
+    {
+      name: "bench-arms-blind-to-truth",
+      comment: "Bench arms never see oracle labels, fixture truth, metrics, statistics or the oracles; they get episodes from the runner.",
+      severity: "error",
+      from: { path: "^src/bench/arms/" },
+      to: { path: "^src/bench/(fixtures|metrics|stats|oracles|runner)/" },
+    },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
   ],
   options: {

@@ -3,6 +3,7 @@
  * `register(program)`; adding a command means adding one line here.
  */
 import type { Command } from "commander";
+import { register as registerBench } from "./bench.js";
 import { register as registerBranch } from "./branch.js";
 import { register as registerDemo } from "./demo.js";
 import { register as registerDeny } from "./deny.js";
@@ -35,4 +36,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerResolve,
   registerDeny,
   registerBranch,
+  registerBench,
 ];

@@ -1,0 +1,189 @@
+/**
+ * cli/commands/bench — `irrevon bench …`, the benchmark's command group:
+ *
+ * - `fixtures [--verify] [--out DIR]` writes the dev split, or verifies that DIR equals a
+ *   regeneration byte for byte (exit 3 naming the first differing file);
+ * - `analyze --results FILE --margin δ --c1-margin δ_C1` runs the paired statistics over a
+ *   results document. Margins have no defaults: a missing one is a usage error (exit 2)
+ *   naming the flag.
+ *
+ * `run`, `smoke` and `report` come with the arms and the runner. All logic lives in
+ * src/bench; this file parses flags and prints. Imports: bench, cli/{output,read-input}.
+ */
+import type { Command } from "commander";
+import { analyzeRuns } from "../../bench/analysis/analyze.js";
+import { renderAnalysis } from "../../bench/analysis/render-analysis.js";
+import { parseRunResults } from "../../bench/analysis/run-results.js";
+import { CANARY } from "../../bench/fixtures/artifact-bytes.js";
+import { buildDevSplit } from "../../bench/fixtures/dev-split.js";
+import { diffSplit, loadSplit, writeSplit } from "../../bench/fixtures/split-dir.js";
+import { IrrevonError } from "../../core/errors.js";
+import { EXIT_CODES } from "../exit-codes.js";
+import { emitResult, requestExit } from "../output.js";
+import { parseJsonText, readInputText } from "../read-input.js";
+
+/** Where the committed dev split lives, relative to the working directory. */
+export const DEFAULT_FIXTURES_DIR = "bench/fixtures/dev";
+
+interface FixturesFlags {
+  readonly verify?: boolean;
+  readonly out: string;
+  readonly json?: boolean;
+}
+
+interface AnalyzeFlags {
+  readonly results: string;
+  readonly margin: string;
+  readonly c1Margin: string;
+  readonly referenceArm: string;
+  readonly compositeArm: string;
+  readonly b5Arm: string;
+  readonly c1Arms: string;
+  readonly cells?: string;
+  readonly c1Cells?: string;
+  readonly json?: boolean;
+}
+
+function fixtures(flags: FixturesFlags): void {
+  const split = buildDevSplit();
+  const summary = {
+    split: "dev",
+    manifest_id: split.manifest.manifest_id,
+    root_hash: split.manifest.root_hash,
+    artifact_count: split.artifacts.length,
+    canary: CANARY,
+    dir: flags.out,
+  };
+  if (flags.verify !== true) {
+    const written = writeSplit(flags.out, split);
+    emitResult(
+      flags.json === true,
+      { ...summary, written: written.length },
+      `wrote ${written.length} files to ${flags.out}\nroot hash ${summary.root_hash}`,
+    );
+    return;
+  }
+  const differences = diffSplit(flags.out, split);
+  const problems = loadSplit(flags.out).problems;
+  const first = differences[0];
+  const ok = differences.length === 0 && problems.length === 0;
+  if (!ok) requestExit(EXIT_CODES.declared_outcome.code);
+  const describe =
+    first === undefined
+      ? ""
+      : `${first.path} (${first.kind}${first.byteOffset === undefined ? "" : ` at byte ${first.byteOffset}`})`;
+  emitResult(
+    flags.json === true,
+    { ...summary, verified: ok, first_difference: first ?? null, differences, problems },
+    ok
+      ? `verified: ${flags.out} equals the regenerated dev split\nroot hash ${summary.root_hash}`
+      : [
+          `MISMATCH: ${flags.out} differs from the regenerated dev split`,
+          first === undefined
+            ? `first problem: ${problems[0] ?? ""}`
+            : `first differing file: ${describe}`,
+          `${differences.length} differing file(s), ${problems.length} load problem(s)`,
+          `expected root hash ${summary.root_hash}`,
+        ].join("\n"),
+  );
+}
+
+/** A margin in rate units: a decimal in (0, 1). */
+function parseMargin(text: string, flag: string): number {
+  const value = /^(0|[1-9][0-9]*)?(\.[0-9]+)?([eE]-?[0-9]+)?$/.test(text)
+    ? Number(text)
+    : Number.NaN;
+  if (!(value > 0 && value < 1)) {
+    throw new IrrevonError(
+      "usage",
+      `${flag} must be a rate in (0, 1), e.g. 0.01 for one percentage point; got ${JSON.stringify(text)}`,
+      {
+        details: { field: flag, value: text },
+      },
+    );
+  }
+  return value;
+}
+
+const list = (text: string | undefined): string[] | undefined =>
+  text === undefined
+    ? undefined
+    : text
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
+
+async function analyze(flags: AnalyzeFlags): Promise<void> {
+  const margin = parseMargin(flags.margin, "--margin");
+  const c1Margin = parseMargin(flags.c1Margin, "--c1-margin");
+  const results = parseRunResults(parseJsonText(await readInputText(flags.results)));
+  if (results.runs.length === 0) {
+    requestExit(EXIT_CODES.declared_outcome.code);
+    emitResult(flags.json === true, { analysis: null, reason: "no runs" }, "no runs to analyze");
+    return;
+  }
+  const cells = list(flags.cells);
+  const c1Cells = list(flags.c1Cells);
+  const analysis = analyzeRuns(results, {
+    margin,
+    c1Margin,
+    referenceArm: flags.referenceArm,
+    compositeArm: flags.compositeArm,
+    b5Arm: flags.b5Arm,
+    c1Arms: list(flags.c1Arms) ?? [],
+    ...(cells === undefined ? {} : { cells }),
+    ...(c1Cells === undefined ? {} : { c1Cells }),
+  });
+  emitResult(flags.json === true, { analysis }, renderAnalysis(analysis));
+}
+
+/** Registers the `bench` command group. */
+export function register(program: Command): void {
+  const bench = program
+    .command("bench")
+    .description(
+      "IrrevonBench: dev fixtures and paired statistics (run, smoke and report are not built yet)",
+    );
+  bench
+    .command("fixtures")
+    .description(
+      "write the dev fixture split, or --verify that a directory equals its regeneration",
+    )
+    .option("--verify", "compare DIR with a regeneration byte for byte (exit 3 on any difference)")
+    .option("--out <dir>", "split directory to write or verify", DEFAULT_FIXTURES_DIR)
+    .option("--json", "print a JSON document on stdout instead of the human form on stderr")
+    .action((flags: FixturesFlags) => fixtures(flags));
+  bench
+    .command("analyze")
+    .description("paired statistics over a results document (margins are required: no defaults)")
+    .requiredOption(
+      "--results <file>",
+      "results document (irrevonbench/run-results/v1), or - for stdin",
+    )
+    .requiredOption(
+      "--margin <rate>",
+      "equivalence margin δ in rate units (0.01 = 1 percentage point)",
+    )
+    .requiredOption(
+      "--c1-margin <rate>",
+      "equivalence margin δ_C1 of the registered C1 null, in rate units",
+    )
+    .option("--reference-arm <arm>", "the arm under test", "R")
+    .option("--composite-arm <arm>", "the preselected primary comparator", "B5+B3+B6")
+    .option("--b5-arm <arm>", "the durable-execution comparator", "B5")
+    .option(
+      "--c1-arms <arms>",
+      "comma-separated native-idempotency comparators of the C1 null",
+      "B4,B5",
+    )
+    .option(
+      "--cells <ids>",
+      "comma-separated cell ids averaged per seed (default: C2 discriminating cells present)",
+    )
+    .option(
+      "--c1-cells <ids>",
+      "comma-separated C1 cell ids of the registered null (default: C1 discriminating cells present)",
+    )
+    .option("--json", "print a JSON document on stdout instead of the human form on stderr")
+    .action((flags: AnalyzeFlags) => analyze(flags));
+}
