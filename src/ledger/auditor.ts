@@ -60,7 +60,8 @@ async function checkLifecycle(tx: Queryable, out: Violation[]): Promise<void> {
   const allowed = new Set(
     (
       await tx.query<{ execution_id: number }>(
-        "SELECT DISTINCT execution_id FROM gate_decisions WHERE outcome = 'ALLOW' AND execution_id IS NOT NULL",
+        // A replay probe's ALLOW (0040) never stands in for the ALLOW of the dispatch itself.
+        "SELECT DISTINCT execution_id FROM gate_decisions WHERE outcome = 'ALLOW' AND execution_id IS NOT NULL AND variant <> 'c1_replay_probe'",
       )
     ).rows.map((r) => Number(r.execution_id)),
   );

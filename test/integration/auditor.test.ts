@@ -213,6 +213,10 @@ const PLANTS: readonly Plant[] = [
       await l.superuser.query(
         "ALTER TABLE dispatch_attempts DROP CONSTRAINT dispatch_attempts_key_is_operation_id",
       );
+      // The planted attempt cites no gate decision; 0040's trigger would refuse it first.
+      await l.superuser.query(
+        "ALTER TABLE dispatch_attempts DISABLE TRIGGER dispatch_attempts_gated",
+      );
       const ex = await effectAt(l.superuser, "PERSISTED");
       await l.superuser.query(
         `INSERT INTO dispatch_attempts (execution_id, operation_id, attempt_no, kind, adapter_id, declaration_digest, idempotency_key, request_digest)
