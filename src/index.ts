@@ -12,6 +12,7 @@ export type {
   OpenIrrevonOptions,
   EffectStatus,
   ManualSettlement,
+  RetryOptions,
   OperatorControls,
 } from "./engine/irrevon.js";
 export type { DatabaseOption } from "./engine/open-database.js";

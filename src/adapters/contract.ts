@@ -84,8 +84,19 @@ export interface Adapter {
   declare(): CapabilityDeclaration;
   /** D6: throws a payload_invalid IrrevonError for a bad payload, before any claim is made. */
   validatePayload(effectType: string, payload: Readonly<Record<string, unknown>>): void;
-  /** Exactly one wire call. Never throws for transport trouble; never retries. */
-  dispatch(order: DispatchOrder, deadlineMs: number): Promise<DispatchResult>;
-  statusQuery(key: QueryKey, deadlineMs: number): Promise<StatusResult>;
+  /**
+   * Exactly one wire call. Never throws for transport trouble; never retries. `signal` is
+   * aborted by the engine at the deadline: stop sending, end the call and settle (TIMEOUT, or
+   * whatever the destination already answered). The engine waits for the call to settle and
+   * concludes nothing about the attempt while it has not; an adapter that ignores the signal
+   * keeps its attempt unresolved until it does (see docs/engine.md, "The absence rule").
+   */
+  dispatch(order: DispatchOrder, deadlineMs: number, signal?: AbortSignal): Promise<DispatchResult>;
+  /**
+   * One status query. ABSENT means an authoritative "none" and lists no destination refs
+   * (ABSENT with refs is a contract violation the engine treats as INDETERMINATE). `signal`
+   * is aborted at the deadline.
+   */
+  statusQuery(key: QueryKey, deadlineMs: number, signal?: AbortSignal): Promise<StatusResult>;
   listEffects(window: { readonly from: string; readonly to: string }, cursor: string | null, deadlineMs: number): Promise<ListPage>;
 }

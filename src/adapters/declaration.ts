@@ -3,12 +3,15 @@
  * 2020-12) every declaration must satisfy, the cross-field rules a schema cannot say, the
  * declaration digest, and the only duration syntax we accept (`PT[nH][nM][n(.n)S]`).
  * An invalid declaration is refused at load with IrrevonError `declaration_invalid` naming the
- * JSON pointer and the reason; nothing downstream ever sees it. Imports: core.
+ * JSON pointer and the reason; nothing downstream ever sees it. Every duration is bounded
+ * ({@link MAX_DURATION_SECONDS}) and so is the raw input's nesting and size
+ * ({@link DECLARATION_BOUNDS}), both before anything uses them. Imports: core.
  */
 import { createHash } from "node:crypto";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import canonicalize from "canonicalize";
-import { IrrevonError } from "../core/errors.js";
+import { ContractInvalidError, IrrevonError } from "../core/errors.js";
+import { preflight, type JsonBounds } from "../core/preflight.js";
 import type { CapabilityDeclaration } from "./contract.js";
 
 /** Attribution modes, strongest first; a declaration lists its modes in this order. */
@@ -125,25 +128,63 @@ function schemaValidator(): ValidateFunction {
   return validator;
 }
 
-function invalid(path: string, reason: string): IrrevonError {
+function invalid(
+  path: string,
+  reason: string,
+  limit?: { readonly limit: string; readonly limit_value: string | number },
+): IrrevonError {
   return new IrrevonError(
     "declaration_invalid",
     `capability declaration invalid at ${path || "/"}: ${reason}`,
     {
-      details: { path: path || "/", reason },
+      details: { path: path || "/", reason, ...limit },
     },
   );
 }
 
 /**
- * Seconds in an ISO 8601 duration of the form `PT[nH][nM][n(.n)S]` (at least one part).
- * Anything else (days, years, negative, empty `PT`) throws `declaration_invalid`.
+ * Longest duration a declaration may state (lag, listing lag, idempotency window): 366 days.
+ * Far above any real destination's, far below where `now + duration` stops being a
+ * representable instant (a lag of `PT9999999999H` made every reconcile throw a RangeError).
  */
-export function parseIsoDurationSeconds(text: string): number {
-  const m = /^PT(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(text);
-  if (m === null) throw invalid("", `'${text}' is not a duration of the form PT[nH][nM][n(.n)S]`);
+export const MAX_DURATION_SECONDS = 366 * 86_400;
+
+/** The nesting and size a declaration may have before the schema reads it. */
+export const DECLARATION_BOUNDS: JsonBounds = {
+  maxDepth: 8,
+  maxNodes: 2_000,
+  maxStringBytes: 8_192,
+  maxKeyBytes: 256,
+  maxIntegerMagnitude: Number.MAX_SAFE_INTEGER,
+  maxScalarBudgetBytes: 262_144,
+  omitUndefinedMembers: true,
+};
+
+const DURATION_PARTS = /^PT(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/;
+
+/**
+ * Seconds in an ISO 8601 duration of the form `PT[nH][nM][n(.n)S]` (at least one part), at
+ * most {@link MAX_DURATION_SECONDS}. Anything else (days, years, negative, empty `PT`, longer
+ * than the bound) throws `declaration_invalid`; a duration beyond the bound carries
+ * `details.limit = "max_duration_seconds"` and the bound.
+ */
+export function parseIsoDurationSeconds(text: string, path = ""): number {
+  // The text is bounded first, so the pattern below never scans a megabyte of digits.
+  const m = typeof text === "string" && text.length <= 64 ? DURATION_PARTS.exec(text) : null;
+  if (m === null && typeof text === "string" && /^PT\d/.test(text) && text.length > 64) {
+    throw invalid(path, "duration too long", {
+      limit: "max_duration_seconds",
+      limit_value: MAX_DURATION_SECONDS,
+    });
+  }
+  if (m === null) throw invalid(path, "not a duration of the form PT[nH][nM][n(.n)S]");
   const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
-  if (!Number.isFinite(seconds)) throw invalid("", `'${text}' is too large`);
+  if (!(seconds <= MAX_DURATION_SECONDS)) {
+    throw invalid(path, `duration longer than ${MAX_DURATION_SECONDS} s (366 days)`, {
+      limit: "max_duration_seconds",
+      limit_value: MAX_DURATION_SECONDS,
+    });
+  }
   return seconds;
 }
 
@@ -176,13 +217,7 @@ function crossFieldRules(d: CapabilityDeclaration): void {
     ["/consistency/listing_lag", d.consistency.listing_lag],
     ["/idempotency/window", idem.window],
   ] as const) {
-    if (lag !== null) {
-      try {
-        parseIsoDurationSeconds(lag);
-      } catch {
-        throw invalid(path, "not a PT[nH][nM][n(.n)S] duration");
-      }
-    }
+    if (lag !== null) parseIsoDurationSeconds(lag, path);
   }
   const modes = d.attribution?.modes ?? [];
   const ranks = modes.map((m) =>
@@ -202,10 +237,39 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Validate a declaration (schema, then cross-field rules) and return a frozen copy.
+ * Bounds the raw input (depth, nodes, string sizes) before anything walks it: the copy below
+ * and the schema validator both recurse, so a 100,000-deep value must be refused first.
+ */
+function boundDeclaration(input: unknown): void {
+  try {
+    preflight(input, DECLARATION_BOUNDS);
+  } catch (error) {
+    if (!(error instanceof ContractInvalidError)) throw error;
+    const pointer = jsonPathToPointer(error.path);
+    throw invalid(pointer, error.message, {
+      limit: error.limit,
+      limit_value: error.details["limit_value"] as string | number,
+    });
+  }
+}
+
+/** `$.a[0]["b c"]` → `/a/0/b c` (paths preflight reports; keys are never shortened here). */
+function jsonPathToPointer(path: string): string {
+  const segments: string[] = [];
+  const re = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
+  for (let m = re.exec(path); m !== null; m = re.exec(path)) {
+    const raw = m[1] ?? m[2] ?? (JSON.parse(m[3] as string) as string);
+    segments.push(raw.replaceAll("~", "~0").replaceAll("/", "~1"));
+  }
+  return segments.length === 0 ? "/" : `/${segments.join("/")}`;
+}
+
+/**
+ * Validate a declaration (bounds, schema, then cross-field rules) and return a frozen copy.
  * Throws IrrevonError `declaration_invalid` with `details.path` (JSON pointer) and `details.reason`.
  */
 export function loadDeclaration(input: unknown): CapabilityDeclaration {
+  boundDeclaration(input);
   let copy: unknown;
   try {
     copy = JSON.parse(JSON.stringify(input)) as unknown;

@@ -2,8 +2,11 @@
  * adapters/http-kit — the one wire call an adapter makes, reduced to a value.
  * `nodeHttpTransport` performs exactly one request (no redirects followed, no retries, no
  * connection reuse, so a stale keep-alive socket can never be mistaken for a lost response)
- * and reports a response, an oversized response, a deadline expiry or a transport error,
- * each with how far the request got (`sendState`). It never throws for network trouble.
+ * and reports a response, an oversized response, a deadline expiry (its own timer, or the
+ * engine's AbortSignal) or a transport error, each with how far the request got
+ * (`sendState`). It never throws for network trouble. Ending our side of the exchange does not
+ * end the destination's work on a request it already received: that is why the engine counts
+ * read lag from the deadline of an abandoned call, not from the moment it was sent.
  * Adapters take an `HttpTransport` so tests and the in-process reference destination can stand
  * in for the network. Imports: core.
  */
@@ -21,6 +24,8 @@ export interface HttpRequestSpec {
   readonly body: string | null;
   readonly deadlineMs: number;
   readonly maxResponseBytes: number;
+  /** Aborted by the engine at its deadline: the exchange ends at once as a timeout. */
+  readonly signal?: AbortSignal;
 }
 
 /** How far the exchange got before it ended abnormally. */
@@ -79,10 +84,14 @@ export const nodeHttpTransport: HttpTransport = (spec) =>
       clearTimeout(timer);
       resolve(x);
     };
-    const timer = setTimeout(() => {
+    const abandon = (): void => {
       finish({ kind: "timeout", sendState });
       req.destroy();
-    }, spec.deadlineMs);
+    };
+    const timer = setTimeout(abandon, spec.deadlineMs);
+    if (spec.signal?.aborted === true) abandon();
+    spec.signal?.addEventListener("abort", abandon, { once: true });
+    req.on("close", () => spec.signal?.removeEventListener("abort", abandon));
     req.on("finish", () => {
       sendState = "sent_no_response";
     });

@@ -4,7 +4,7 @@
  * method, no retries (I4), and the transport taxonomy as values (I5):
  *   200/201/202 with a well-formed body ⇒ OK · 429 `rate_limited` ⇒ FAILED/RETRYABLE ·
  *   400 `invalid_request` ⇒ FAILED/TERMINAL (both cited as side-effect free in docs/refdest.md) ·
- *   deadline ⇒ TIMEOUT · everything else (5xx, 409, unknown status or body, reset, truncation) ⇒ LOST.
+ *   deadline (its own, or the engine's AbortSignal) ⇒ TIMEOUT · everything else (5xx, 409, unknown status or body, reset, truncation) ⇒ LOST.
  * Status queries prefer destination_ref (200 PRESENT / 404 `resource_missing` ABSENT), else
  * client_ref (n = matches); any other answer is INDETERMINATE, never ABSENT. The idempotency key
  * is sent only when the declaration says the destination supports it. Imports: core, adapters.
@@ -198,7 +198,11 @@ export class RefdestAdapter implements Adapter {
     }
   }
 
-  async dispatch(order: DispatchOrder, deadlineMs: number): Promise<DispatchResult> {
+  async dispatch(
+    order: DispatchOrder,
+    deadlineMs: number,
+    signal?: AbortSignal,
+  ): Promise<DispatchResult> {
     checkDeadlineMs(deadlineMs);
     const notify = this.#declaration.tier === "C3";
     const endpoint = notify ? "POST /notify" : "POST /effects";
@@ -228,6 +232,7 @@ export class RefdestAdapter implements Adapter {
       body: JSON.stringify(body),
       deadlineMs,
       maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+      ...(signal === undefined ? {} : { signal }),
     });
     const r = read(exchange, endpoint, deadlineMs);
     if (r.kind === "other")
@@ -256,7 +261,11 @@ export class RefdestAdapter implements Adapter {
     return { transportOutcome: "LOST", ...base };
   }
 
-  async statusQuery(key: QueryKey, deadlineMs: number): Promise<StatusResult> {
+  async statusQuery(
+    key: QueryKey,
+    deadlineMs: number,
+    signal?: AbortSignal,
+  ): Promise<StatusResult> {
     checkDeadlineMs(deadlineMs);
     const by = this.#declaration.queryable.by as readonly string[];
     const name = key.kind === "stable_id" ? `stable_id:${key.name}` : key.kind;
@@ -274,7 +283,7 @@ export class RefdestAdapter implements Adapter {
     const path = byRef
       ? `/effects/${encodeURIComponent(key.value)}`
       : `/effects?client_ref=${encodeURIComponent(key.value)}`;
-    const r = read(await this.#get(path, deadlineMs), endpoint, deadlineMs);
+    const r = read(await this.#get(path, deadlineMs, signal), endpoint, deadlineMs);
     const indeterminate = (
       evidence: Readonly<Record<string, unknown>>,
       digest?: string,
@@ -409,7 +418,7 @@ export class RefdestAdapter implements Adapter {
     return jsonPayloadProblem(payload, REFDEST_MAX_PAYLOAD_BYTES);
   }
 
-  #get(path: string, deadlineMs: number): Promise<HttpExchange> {
+  #get(path: string, deadlineMs: number, signal?: AbortSignal): Promise<HttpExchange> {
     return this.#transport({
       method: "GET",
       url: this.#origin + path,
@@ -417,6 +426,7 @@ export class RefdestAdapter implements Adapter {
       body: null,
       deadlineMs,
       maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+      ...(signal === undefined ? {} : { signal }),
     });
   }
 }

@@ -22,7 +22,7 @@ export function explainLocked(e: unknown, ledger: ResolvedLedger): unknown {
     ErrorCode.ledger_locked,
     `${e.message}: with the embedded ledger one process owns the data directory; stop that process, ` +
       "or run several workers against a Postgres server (--database-url)",
-    { details: { ...e.details, ledger: ledger.describe }, cause: e },
+    { retryable: e.retryable, details: { ...e.details, ledger: ledger.describe }, cause: e },
   );
 }
 

@@ -1,10 +1,12 @@
 /**
  * cli/read-input — reads a JSON document from a file or stdin for commands that take
  * `[FILE|-]`, and turns unreadable or unparsable input into typed errors (exit 2) that name
- * the problem. Imports: core/errors.
+ * the problem. Imports: core.
  */
 import { readFile } from "node:fs/promises";
 import { ContractInvalidError, ErrorCode, IrrevonError } from "../core/errors.js";
+import { scanJsonText } from "../core/json-text-scan.js";
+import { CONTRACT_BOUNDS } from "../core/preflight.js";
 
 /** Larger input is refused before parsing (the contract budget is far smaller anyway). */
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -61,7 +63,12 @@ export async function readInputText(file: string | undefined): Promise<string> {
   }
 }
 
-/** Parses JSON text; a syntax error becomes ContractInvalidError `json_syntax` with the parser's reason. */
+/**
+ * Parses JSON text strictly. Nesting deeper than the contract depth bound is refused before
+ * parsing (`max_depth`); a syntax error becomes ContractInvalidError `json_syntax` with the
+ * parser's reason; a member name that occurs twice in one object is refused as
+ * `duplicate_key` naming the path and the key (`details.key`). All are exit 2.
+ */
 export function parseJsonText(text: string): unknown {
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   if (body.trim().length === 0) {
@@ -72,8 +79,11 @@ export function parseJsonText(text: string): unknown {
       "undefined",
     );
   }
+  // Bounded before parsing: JSON.parse would build every level of a deep document first.
+  const duplicate = scanJsonText(body, { maxDepth: CONTRACT_BOUNDS.maxDepth });
+  let value: unknown;
   try {
-    return JSON.parse(body) as unknown;
+    value = JSON.parse(body) as unknown;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ContractInvalidError(
@@ -84,4 +94,7 @@ export function parseJsonText(text: string): unknown {
       { reason },
     );
   }
+  // JSON.parse keeps the last of two equal member names without a word: refuse instead.
+  if (duplicate !== null) throw duplicate;
+  return value;
 }

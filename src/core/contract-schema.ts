@@ -16,7 +16,7 @@ import {
   valueKindOf,
   type PathSegment,
 } from "./preflight.js";
-import { isRfc3339 } from "./rfc3339.js";
+import { DATE_TIME_RANGE, rfc3339Problem } from "./rfc3339.js";
 import { EFFECT_CLASSES } from "./state-tables.js";
 
 /** One schema failure. `path` is a formatted JSON path (`$.stable_ids.order_id`). */
@@ -106,8 +106,11 @@ function oneOf(allowed: readonly string[]): Check {
 
 const dateTime: Check = (value, at, issues) => {
   if (!expectType(value, at, issues, "string")) return;
-  if (!isRfc3339(value))
+  const problem = rfc3339Problem(value);
+  if (problem === "format")
     issue(issues, at, value, "format", "date-time", "must be an RFC 3339 date-time");
+  if (problem === "range")
+    issue(issues, at, value, "date_time_range", DATE_TIME_RANGE, "must lie in years 0001-9999 UTC");
 };
 
 function propertyCount(
@@ -146,41 +149,66 @@ const stableIds: Check = (value, at, issues) => {
   }
 };
 
+interface PathNode {
+  readonly parent: PathNode | null;
+  readonly segment: PathSegment;
+}
+
+function segmentsOf(node: PathNode): PathSegment[] {
+  const segments: PathSegment[] = [];
+  for (let n: PathNode | null = node; n !== null; n = n.parent) segments.push(n.segment);
+  return segments.reverse();
+}
+
 /**
  * `boundedJson` below `parameters`, walked iteratively: objects ≤256 members, arrays
  * ≤10,000 items, strings ≤65,536 characters, numbers within ±(2^53−1). Preflight already
- * bounded depth, so the queue stays small.
+ * bounded depth and node count; paths are parent links, materialised only for an issue, so
+ * the walk is linear in the nodes it reads.
  */
 const parameters: Check = (value, at, issues) => {
   if (!expectType(value, at, issues, "object")) return;
-  const queue: Array<{ value: unknown; at: readonly PathSegment[] }> = [{ value, at }];
+  const root: PathNode = { parent: null, segment: at[0] ?? "parameters" };
+  const queue: Array<{ value: unknown; at: PathNode }> = [{ value, at: root }];
   while (queue.length > 0) {
-    const { value: v, at: here } = queue.pop() as { value: unknown; at: readonly PathSegment[] };
+    const { value: v, at: node } = queue.pop() as { value: unknown; at: PathNode };
     if (Array.isArray(v)) {
       if (v.length > CONTRACT_LIMITS.boundedJsonMaxItems) {
-        issue(issues, here, v, "max_items", CONTRACT_LIMITS.boundedJsonMaxItems, "array too long");
+        issue(
+          issues,
+          segmentsOf(node),
+          v,
+          "max_items",
+          CONTRACT_LIMITS.boundedJsonMaxItems,
+          "array too long",
+        );
       }
-      v.forEach((item: unknown, i) => queue.push({ value: item, at: [...here, i] }));
+      for (let i = 0; i < v.length; i += 1)
+        queue.push({ value: v[i] as unknown, at: { parent: node, segment: i } });
     } else if (isPlainObject(v)) {
-      propertyCount(v, here, issues, 0, CONTRACT_LIMITS.boundedJsonMaxProperties);
-      for (const key of Object.keys(v)) {
+      const keys = Object.keys(v);
+      if (keys.length > CONTRACT_LIMITS.boundedJsonMaxProperties) {
+        propertyCount(v, segmentsOf(node), issues, 0, CONTRACT_LIMITS.boundedJsonMaxProperties);
+      }
+      for (const key of keys) {
+        const child: PathNode = { parent: node, segment: key };
         if (codePointLength(key) > CONTRACT_LIMITS.boundedJsonMaxStringChars) {
           issue(
             issues,
-            [...here, key],
+            segmentsOf(child),
             key,
             "property_name.max_length",
             CONTRACT_LIMITS.boundedJsonMaxStringChars,
             "key too long",
           );
         }
-        queue.push({ value: v[key], at: [...here, key] });
+        queue.push({ value: v[key], at: child });
       }
     } else if (typeof v === "string") {
       if (codePointLength(v) > CONTRACT_LIMITS.boundedJsonMaxStringChars) {
         issue(
           issues,
-          here,
+          segmentsOf(node),
           v,
           "max_length",
           CONTRACT_LIMITS.boundedJsonMaxStringChars,
@@ -191,7 +219,7 @@ const parameters: Check = (value, at, issues) => {
       if (Math.abs(v) > CONTRACT_LIMITS.boundedJsonMaxNumberMagnitude) {
         issue(
           issues,
-          here,
+          segmentsOf(node),
           v,
           "maximum",
           CONTRACT_LIMITS.boundedJsonMaxNumberMagnitude,

@@ -1,7 +1,8 @@
 /**
  * core/contract — validates an intent contract in the order of reference §1.2 and returns
  * a ValidatedIntent whose `parameters` are ModelTainted:
- *   0. advisory data refused (I9; the reference did this in the registrar)
+ *   0. advisory data refused (I9; the reference did this in the registrar), under the same
+ *      depth and node bounds as step 2 so no walk ever reads more than the bounds allow
  *   1. not a plain object → contract_invalid
  *   2. preflight bounds (iterative; depth, nodes, bytes, budget, numbers, Unicode)
  *   3. closed schema (every issue, sorted by path, in details.errors)
@@ -70,7 +71,9 @@ function optionalString(contract: Record<string, unknown>, key: string): string 
  * advisory data; otherwise returns a frozen ValidatedIntent.
  */
 export function validateIntentContract(raw: unknown): ValidatedIntent {
-  rejectAdvisory(raw);
+  // The advisory walk is the first read of raw input, so it carries the preflight's depth and
+  // node bounds: a 100,000-deep value is refused after O(32) reads, not walked to the bottom.
+  rejectAdvisory(raw, CONTRACT_BOUNDS);
   if (!isPlainObject(raw)) {
     throw new ContractInvalidError(
       "intent contract must be a JSON object",

@@ -32,6 +32,9 @@ export const ErrorCode = {
   crash_hooks_forbidden: "crash_hooks_forbidden",
   internal: "internal",
   destination_unavailable: "destination_unavailable",
+  worker_id_in_use: "worker_id_in_use",
+  schema_behind: "schema_behind",
+  evidence_invalid: "evidence_invalid",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -4,7 +4,11 @@
  * UTF-8 lengths) that canonical.ts reuses with relaxed bounds.
  *
  * The walk is iterative on purpose: a hostile 100,000-deep array must be stopped by a
- * counter, not by a stack overflow that surfaces as an untyped RangeError.
+ * counter, not by a stack overflow that surfaces as an untyped RangeError. It is also linear
+ * and bounded before it reads: a node deeper than the bound is refused before its members are
+ * listed, children are counted against the node bound as they are queued, a string or key
+ * longer than its byte bound is refused from its length before it is scanned, and paths are
+ * parent links formatted only when an error is reported.
  *
  * Imports: core/errors only. identity.ts reaches this file through canonical.ts, so it must
  * never import taint.ts or contract.ts (layering rule "identity-never-sees-raw-model-arguments").
@@ -274,12 +278,17 @@ export function preflight(value: unknown, bounds: JsonBounds = CONTRACT_BOUNDS):
         } else spend(24, path, v);
         continue;
       case "string": {
+        // Every UTF-16 unit is at least one UTF-8 byte: a string longer in units than the
+        // byte limit is refused from its length alone, before it is scanned.
+        if (v.length > bounds.maxStringBytes)
+          reject(path, "max_string_bytes", bounds.maxStringBytes, v, "string too long");
         const bytes = utf8ByteLength(v);
         if (bytes < 0)
           reject(path, "unicode_scalar", "no lone surrogates", v, "lone surrogate in string");
         // Postgres text and jsonb cannot hold U+0000: refuse it here, naming the field,
         // instead of letting the database fail the write with a bare storage error.
-        if (bounds.rejectNul === true && v.includes("\u0000")) reject(path, "no_nul", "no U+0000", v, "NUL character in string");
+        if (bounds.rejectNul === true && v.includes("\u0000"))
+          reject(path, "no_nul", "no U+0000", v, "NUL character in string");
         if (bytes > bounds.maxStringBytes)
           reject(path, "max_string_bytes", bounds.maxStringBytes, v, "string too long");
         spend(bytes, path, v);
@@ -324,10 +333,13 @@ export function preflight(value: unknown, bounds: JsonBounds = CONTRACT_BOUNDS):
           reject(child, "json_value", "plain JSON", undefined, "accessor property");
         }
         if (descriptor.value === undefined && bounds.omitUndefinedMembers) continue;
+        if (key.length > bounds.maxKeyBytes)
+          reject(child, "max_key_bytes", bounds.maxKeyBytes, key, "key too long");
         const keyBytes = utf8ByteLength(key);
         if (keyBytes < 0)
           reject(child, "unicode_scalar", "no lone surrogates", key, "lone surrogate in key");
-        if (bounds.rejectNul === true && key.includes("\u0000")) reject(child, "no_nul", "no U+0000", key, "NUL character in key");
+        if (bounds.rejectNul === true && key.includes("\u0000"))
+          reject(child, "no_nul", "no U+0000", key, "NUL character in key");
         if (keyBytes > bounds.maxKeyBytes)
           reject(child, "max_key_bytes", bounds.maxKeyBytes, key, "key too long");
         spend(keyBytes, child, key);

@@ -4,6 +4,10 @@
  * then `Z` or `±HH:MM`; `T`/`Z` in either case (RFC 3339 §5.6 note); day checked against
  * the month and leap years; a leap second only where its UTC time is 23:59:60.
  *
+ * Only instants in years 0001–9999 UTC are accepted (RFC 3339 allows year 0000 and offsets
+ * that push an instant past 9999; Postgres refuses the first with a raw storage error and our
+ * normal spelling cannot write the second), so a bad year fails validation naming the field.
+ *
  * Parsing yields an epoch-microsecond value so two spellings of one instant compare equal
  * (`2026-03-01T10:00:00+01:00` = `2026-03-01T09:00:00.000Z`); reference §1.4 [GAP] made
  * formatting differences look like new authority or new variants.
@@ -27,6 +31,8 @@ const GRAMMAR =
 
 const MICROS_PER_SECOND = 1_000_000n;
 const SECONDS_PER_DAY = 86_400;
+/** The accepted range, as reported in `details.limit_value`. */
+export const DATE_TIME_RANGE = "0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z";
 
 function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
@@ -69,8 +75,40 @@ function civilFromDays(days: number): { year: number; month: number; day: number
   return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day };
 }
 
-/** Parses an RFC 3339 date-time; `undefined` if the text is not one. */
+/** Earliest instant we accept: 0001-01-01T00:00:00Z (Postgres has no year 0000). */
+export const MIN_INSTANT_MICROS =
+  BigInt(daysFromCivil(1, 1, 1) * SECONDS_PER_DAY) * MICROS_PER_SECOND;
+/** Latest instant we accept: 9999-12-31T23:59:59.999999Z (our text form has four year digits). */
+export const MAX_INSTANT_MICROS =
+  BigInt(daysFromCivil(10_000, 1, 1) * SECONDS_PER_DAY) * MICROS_PER_SECOND - 1n;
+
+/**
+ * Why `text` is not an accepted date-time: `format` (not RFC 3339 grammar, or no such day or
+ * time) or `range` (valid RFC 3339, but its UTC instant lies outside years 0001–9999: Postgres
+ * cannot store year 0000, and an instant past 9999 has no four-digit text form), else null.
+ */
+export function rfc3339Problem(text: unknown): "format" | "range" | null {
+  if (typeof text !== "string") return "format";
+  const instant = parseGrammar(text);
+  if (instant === undefined) return "format";
+  if (instant.epochMicros < MIN_INSTANT_MICROS || instant.epochMicros > MAX_INSTANT_MICROS)
+    return "range";
+  return null;
+}
+
+/**
+ * Parses an RFC 3339 date-time whose UTC instant lies in years 0001–9999; `undefined` if the
+ * text is not one (see {@link rfc3339Problem} for which rule it broke).
+ */
 export function parseRfc3339(text: string): Rfc3339Instant | undefined {
+  const instant = parseGrammar(text);
+  if (instant === undefined) return undefined;
+  if (instant.epochMicros < MIN_INSTANT_MICROS || instant.epochMicros > MAX_INSTANT_MICROS)
+    return undefined;
+  return instant;
+}
+
+function parseGrammar(text: string): Rfc3339Instant | undefined {
   if (typeof text !== "string") return undefined;
   const m = GRAMMAR.exec(text);
   if (m === null) return undefined;
@@ -117,14 +155,15 @@ export function isRfc3339(text: unknown): text is string {
 function parseOrThrow(text: string, path: string): Rfc3339Instant {
   const instant = parseRfc3339(text);
   if (instant === undefined) {
+    const isRange = rfc3339Problem(text) === "range";
     throw new ContractInvalidError(
-      `not an RFC 3339 date-time at ${path}`,
+      isRange
+        ? `date-time outside years 0001-9999 UTC at ${path}`
+        : `not an RFC 3339 date-time at ${path}`,
       path,
-      "format",
+      isRange ? "date_time_range" : "format",
       typeof text === "string" ? "string" : "other",
-      {
-        limit_value: "date-time",
-      },
+      { limit_value: isRange ? DATE_TIME_RANGE : "date-time" },
     );
   }
   return instant;

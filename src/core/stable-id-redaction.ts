@@ -78,6 +78,13 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** One pending value of the iterative redaction walk and where its copy goes. */
+interface RedactJob {
+  readonly value: unknown;
+  readonly key: string | undefined;
+  readonly put: (copy: unknown) => void;
+}
+
 /** Replaces raw stable-id values in arbitrary JSON-shaped data. Build once per response. */
 export class StableIdRedactor {
   readonly #exact: ReadonlySet<string>;
@@ -94,9 +101,45 @@ export class StableIdRedactor {
     this.#embedded = long.length === 0 ? null : new RegExp(long.map(escapeRegExp).join("|"), "g");
   }
 
-  /** A deep copy of `value` with every raw value digested (keys kept). */
+  /**
+   * A deep copy of `value` with every raw value digested (keys kept). Iterative: a stored
+   * document is walked once, however deep or wide, without growing the call stack.
+   */
   redact<T>(value: T): T {
-    return this.#walk(value, undefined) as T;
+    let result: unknown;
+    const stack: RedactJob[] = [{ value, key: undefined, put: (out) => (result = out) }];
+    while (stack.length > 0) {
+      const { value: v, key, put } = stack.pop() as RedactJob;
+      if (typeof v === "string") put(this.#string(v));
+      else if (Array.isArray(v)) {
+        const out: unknown[] = new Array<unknown>(v.length);
+        put(out);
+        for (let i = 0; i < v.length; i += 1) {
+          stack.push({ value: v[i] as unknown, key: undefined, put: (x) => (out[i] = x) });
+        }
+      } else if (typeof v !== "object" || v === null) put(v);
+      else if (key === "stable_ids") put(digestStableIds(v as Record<string, unknown>));
+      else put(this.#object(v, stack));
+    }
+    return result as T;
+  }
+
+  /** Copies one object's members: strings of the preimage digested now, the rest queued. */
+  #object(value: object, stack: RedactJob[]): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    let preimageRedacted = false;
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "contract_canonical" && typeof v === "string") {
+        out[k] = `sha256:${sha256Hex(v)}`;
+        preimageRedacted = true;
+      } else {
+        out[k] = undefined; // keeps the member order; filled when the job runs
+        stack.push({ value: v, key: k, put: (x) => (out[k] = x) });
+      }
+    }
+    if (preimageRedacted && !("contract_canonical_redacted" in out))
+      out["contract_canonical_redacted"] = true;
+    return out;
   }
 
   #string(text: string): string {
@@ -104,24 +147,6 @@ export class StableIdRedactor {
     if (this.#exact.has(text)) return stableIdValueDigest(text);
     if (this.#embedded === null || HASH_SHAPED.test(text)) return text;
     return text.replace(this.#embedded, (raw) => stableIdValueDigest(raw));
-  }
-
-  #walk(value: unknown, key: string | undefined): unknown {
-    if (typeof value === "string") return this.#string(value);
-    if (Array.isArray(value)) return value.map((item) => this.#walk(item, undefined));
-    if (typeof value !== "object" || value === null) return value;
-    if (key === "stable_ids") return digestStableIds(value as Record<string, unknown>);
-    const out: Record<string, unknown> = {};
-    let preimageRedacted = false;
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "contract_canonical" && typeof v === "string") {
-        out[k] = `sha256:${sha256Hex(v)}`;
-        preimageRedacted = true;
-      } else out[k] = this.#walk(v, k);
-    }
-    if (preimageRedacted && !("contract_canonical_redacted" in out))
-      out["contract_canonical_redacted"] = true;
-    return out;
   }
 }
 
@@ -141,7 +166,8 @@ function collectStableIdValues(value: unknown, into: Set<string>): void {
     const next = stack.pop();
     if (typeof next !== "object" || next === null) continue;
     if (Array.isArray(next)) {
-      stack.push(...(next as unknown[]));
+      // One push per item: spreading a 200,000-item array into push() overflows the stack.
+      for (const item of next as unknown[]) stack.push(item);
       continue;
     }
     for (const [k, v] of Object.entries(next)) {

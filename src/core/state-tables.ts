@@ -197,6 +197,7 @@ export const GateVariant = {
   recovery_redispatch: "recovery_redispatch",
   resolve_redispatch: "resolve_redispatch",
   retry_after_failure: "retry_after_failure",
+  c1_replay_probe: "c1_replay_probe",
 } as const;
 export type GateVariant = (typeof GateVariant)[keyof typeof GateVariant];
 

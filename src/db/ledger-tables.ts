@@ -27,6 +27,7 @@ export const FACT_TABLES = [
   "sweep_runs",
   "sweep_sightings",
   "recovery_runs",
+  "execution_parameters",
 ] as const;
 export type FactTable = (typeof FACT_TABLES)[number];
 
@@ -68,6 +69,7 @@ export const LEDGER_VIEWS = ["execution_frontiers", "effect_frontiers", "open_at
 /** The locked SECURITY DEFINER functions (0010) with their argument types. */
 export const LOCKED_FUNCTIONS = [
   "ledger_open_execution(text, text)",
+  "ledger_open_execution(text, text, jsonb)",
   "ledger_transition(bigint, text, text, text, text, jsonb)",
   "ledger_attach_finding(text, text, text, text, integer, jsonb, text, text)",
   "ledger_resolve(bigint, text, text, text, jsonb)",

@@ -4,11 +4,13 @@
  * changed is a hard `migration_tampered` error (append a new file instead). Concurrent
  * migrators serialize on a transaction-scoped advisory lock whose key is derived from SHA-256
  * (stable across Postgres versions, unlike hashtext). Files run as irrevon_owner (so it owns
- * every object) unless they start with the run-as-login marker. Imports: core, db.
+ * every object) unless they start with the run-as-login marker. `assertSchemaCurrent` lets an
+ * engine refuse, at open, a ledger whose schema is behind the code (`schema_behind`).
+ * Imports: core, db.
  */
 import { createHash } from "node:crypto";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
-import type { PrivilegedDb, ScriptQueryable } from "./db.js";
+import type { PrivilegedDb, Queryable, ScriptQueryable } from "./db.js";
 import { DbRole } from "./db.js";
 import { RUN_AS_LOGIN_MARKER, type Migration } from "./migration.js";
 import { MIGRATIONS } from "./migrations.generated.js";
@@ -148,4 +150,43 @@ export async function migrate(
     (didApply ? applied : alreadyApplied).push(m.filename);
   }
   return { applied, alreadyApplied };
+}
+
+/**
+ * Throws `schema_behind` (not retryable: run `irrevon migrate`) unless every migration in
+ * `migrations` (default: the compiled set) is journaled in the database `db` reaches. Reads the
+ * journal as `db`'s role; a journal or role that is missing (never migrated) or a journal the
+ * role may not read (migrated before 0049 granted it) also means the schema is behind.
+ */
+export async function assertSchemaCurrent(
+  db: Queryable,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<void> {
+  let applied: Set<string> | null;
+  try {
+    const { rows } = await db.query<{ filename: string }>(`SELECT filename FROM ${JOURNAL_TABLE}`);
+    applied = new Set(rows.map((r) => r.filename));
+  } catch (e) {
+    // 42P01: no journal table. 42704 / 22023: the role itself does not exist yet (never
+    // migrated), as a server connection (42704) or PGlite's SET LOCAL ROLE (22023) reports it.
+    const sqlstate = e instanceof IrrevonError ? e.details["sqlstate"] : undefined;
+    const unreadable =
+      e instanceof IrrevonError &&
+      (e.code === ErrorCode.privilege_denied ||
+        sqlstate === "42P01" ||
+        sqlstate === "42704" ||
+        sqlstate === "22023");
+    if (!unreadable) throw e;
+    applied = null;
+  }
+  const missing =
+    applied === null ? null : migrations.filter((m) => !applied.has(m.filename)).map((m) => m.filename);
+  if (missing !== null && missing.length === 0) return;
+  const newest = migrations[migrations.length - 1]?.filename ?? null;
+  throw new IrrevonError(
+    ErrorCode.schema_behind,
+    `the ledger's schema is behind this version of Irrevon (it needs ${newest ?? "its migrations"}); ` +
+      "run `irrevon migrate` with the migrating login, then open again",
+    { retryable: false, details: { missing, journal_readable: applied !== null, newest } },
+  );
 }

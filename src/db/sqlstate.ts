@@ -15,6 +15,8 @@ export const RAISED_SQLSTATES = [
   "DT005",
   "DT006",
   "DT010",
+  "DT020",
+  "DT044",
 ] as const;
 export type RaisedSqlState = (typeof RAISED_SQLSTATES)[number];
 
@@ -34,6 +36,9 @@ const EXACT: Readonly<Record<string, Mapping>> = {
   DT005: { code: ErrorCode.illegal_state, retryable: false },
   DT006: { code: ErrorCode.lease_lost, retryable: true }, // a write fenced by an expired worker lease (0020+)
   DT010: { code: ErrorCode.append_only_violation, retryable: false },
+  DT020: { code: ErrorCode.worker_id_in_use, retryable: true }, // another live lease holds the worker id (0048+)
+  // A cited probe, receipt or human decision failed verification (0044); details.constraint names the rule.
+  DT044: { code: ErrorCode.evidence_invalid, retryable: false },
   "42501": { code: ErrorCode.privilege_denied, retryable: false }, // insufficient_privilege
   "25006": { code: ErrorCode.privilege_denied, retryable: false }, // read_only_sql_transaction
   "40001": { code: ErrorCode.storage_error, retryable: true }, // serialization_failure

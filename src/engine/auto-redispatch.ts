@@ -9,13 +9,19 @@
  * re-checked before anything is sent again. If the destination now shows the effect, the audit
  * records a CONTRADICTED finding and the LOST finding goes to a human (so no later pass probes
  * it again); if no fresh ABSENT can be had, it stays OPEN for the next pass. Losing a race to
- * another writer surfaces as `stale_state`. Imports: core, db, ledger, engine.
+ * another writer surfaces as `stale_state`. The replacement's dispatch passes the commit gate
+ * like any other: if the gate denies it (a deny entry, a cancelled branch), nothing is sent,
+ * the result says `denied` (never counted as re-dispatched) and the replacement execution is
+ * escalated once (`gate_denied`); the worker's resume pass then re-asks the gate without
+ * recording the same deny again, and sends as soon as the deny is lifted.
+ * Imports: core, db, ledger, engine.
  */
 import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
+import { recordEscalation } from "../ledger/escalations.js";
 import { requireRecord } from "../ledger/read-records.js";
 import { readFinding } from "../ledger/resolve-finding.js";
 import { isoSql } from "../ledger/sql-util.js";
-import type { EngineContext } from "./context.js";
+import { emit, type EngineContext } from "./context.js";
 import type { DispatchOutcome } from "./dispatcher.js";
 import { resolveFindingAction } from "./resolution.js";
 
@@ -37,7 +43,18 @@ export type AutoRedispatchResult =
       readonly details: Readonly<Record<string, unknown>>;
     }
   | {
+      /** The replacement went out (whatever its transport outcome). */
       readonly status: "redispatched";
+      readonly operationId: string;
+      readonly dispatch: DispatchOutcome;
+    }
+  | {
+      /**
+       * The decision is recorded (finding REDISPATCHED, replacement opened) but nothing was
+       * sent: the gate denied it (`dispatch.status` "denied", escalated once), or the slot was
+       * busy. The worker's resume pass tries again.
+       */
+      readonly status: "not_sent";
       readonly operationId: string;
       readonly dispatch: DispatchOutcome;
     };
@@ -78,11 +95,28 @@ export async function autoRedispatchLost(
       throw new IrrevonError(ErrorCode.internal, "a re-dispatch resolution did not dispatch", {
         details: { finding_id: findingId },
       });
-    return {
-      status: "redispatched",
-      operationId: outcome.redispatch.operationId,
-      dispatch: outcome.redispatch.dispatch,
-    };
+    const { dispatch, operationId, executionId } = outcome.redispatch;
+    if (dispatch.status === "dispatched") return { status: "redispatched", operationId, dispatch };
+    if (dispatch.status === "denied") {
+      const isNew = await recordEscalation(ctx.db, {
+        executionId,
+        reason: "gate_denied",
+        evidence: {
+          decision_id: dispatch.decisionId,
+          check: dispatch.check,
+          cause: dispatch.cause,
+          finding_id: findingId,
+        },
+        recordedBy: "recovery",
+      });
+      if (isNew)
+        emit(ctx, "escalated", "warn", {
+          effect_id: record.effectId,
+          execution_id: executionId,
+          reason: "gate_denied",
+        });
+    }
+    return { status: "not_sent", operationId, dispatch };
   } catch (e) {
     if (!isIrrevonError(e) || e.code !== ErrorCode.resolution_invalid) throw e;
     return refusedOrRaced(ctx, findingId, e);

@@ -15,7 +15,11 @@ import type {
 import { isIrrevonError } from "../core/errors.js";
 import type { FailureKind, ProbeResult, TransportOutcome } from "../core/state-tables.js";
 
-/** Extra time past the deadline before the engine stops waiting for an adapter. */
+/**
+ * How long the engine waits, after aborting a call at its deadline, for the adapter to settle.
+ * A call still unsettled then is reported as TIMEOUT with `call_unsettled: true` and its result
+ * is handed back as `late` when it finally comes: it is never thrown away.
+ */
 export const OVERRUN_GRACE_MS = 1_000;
 
 /** A normalised dispatch result (evidence always an object). */
@@ -25,6 +29,12 @@ export interface WireOutcome {
   readonly destinationRef?: string;
   readonly responseDigest?: string;
   readonly evidence: Readonly<Record<string, unknown>>;
+  /**
+   * Set only when the call outlived its deadline and the grace after the abort: resolves with
+   * what the adapter finally answered (never rejects). The caller must record it (a late
+   * response), because the destination may have committed.
+   */
+  readonly late?: Promise<WireOutcome>;
 }
 
 function describeError(e: unknown): Record<string, unknown> {
@@ -37,20 +47,64 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Races `promise` against a timer; resolves `onTimeout()` if the timer wins. */
-async function withOverrunGuard<T>(
-  promise: Promise<T>,
-  ms: number,
-  onTimeout: () => T,
-): Promise<T> {
+/**
+ * Dispatch calls of this process that outlived their deadline and have not settled yet, per
+ * adapter object and operation id. The reconciler never concludes absence while one is here:
+ * the destination may still be processing the request this process sent.
+ */
+const unsettledCalls = new WeakMap<Adapter, Map<string, number>>();
+
+function trackUnsettled(adapter: Adapter, operationId: string, delta: 1 | -1): void {
+  let byOp = unsettledCalls.get(adapter);
+  if (byOp === undefined) {
+    byOp = new Map();
+    unsettledCalls.set(adapter, byOp);
+  }
+  const n = (byOp.get(operationId) ?? 0) + delta;
+  if (n <= 0) byOp.delete(operationId);
+  else byOp.set(operationId, n);
+}
+
+/** True while a dispatch of `operationId` through `adapter` in this process is unsettled. */
+export function hasUnsettledCall(adapter: Adapter, operationId: string): boolean {
+  return (unsettledCalls.get(adapter)?.get(operationId) ?? 0) > 0;
+}
+
+const sleep = <T>(ms: number, value: T): { promise: Promise<T>; cancel: () => void } => {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(onTimeout()), ms);
+  const promise = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(value), ms);
   });
+  return { promise, cancel: () => clearTimeout(timer) };
+};
+
+const TIMED_OUT = Symbol("timed_out");
+
+/**
+ * Runs `start(signal)`; aborts the signal at `deadlineMs`, then waits up to `graceMs` more for
+ * the call to settle. Resolves with the call's value, or TIMED_OUT plus the still-running call.
+ */
+async function withDeadline<T>(
+  start: (signal: AbortSignal) => Promise<T>,
+  deadlineMs: number,
+  graceMs: number,
+): Promise<{ value: T } | { value: typeof TIMED_OUT; running: Promise<T> }> {
+  const controller = new AbortController();
+  const running = start(controller.signal);
+  const deadline = sleep(deadlineMs, TIMED_OUT);
   try {
-    return await Promise.race([promise, timeout]);
+    const first = await Promise.race([running, deadline.promise]);
+    if (first !== TIMED_OUT) return { value: first };
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    deadline.cancel();
+  }
+  controller.abort(new DOMException("deadline exceeded", "TimeoutError"));
+  const grace = sleep(graceMs, TIMED_OUT);
+  try {
+    const settled = await Promise.race([running, grace.promise]);
+    return settled === TIMED_OUT ? { value: TIMED_OUT, running } : { value: settled };
+  } finally {
+    grace.cancel();
   }
 }
 
@@ -91,29 +145,50 @@ export function normaliseDispatchResult(raw: unknown): WireOutcome {
   }
 }
 
-/** One guarded `adapter.dispatch`. Never throws. */
+/** Options of one guarded dispatch (tests shorten the grace). */
+export interface CallOptions {
+  readonly settleGraceMs?: number;
+}
+
+async function settleDispatch(promise: Promise<unknown>): Promise<WireOutcome> {
+  try {
+    return normaliseDispatchResult(await promise);
+  } catch (e) {
+    // The request may or may not have left: an exception proves nothing about the destination.
+    return { transportOutcome: "LOST", evidence: { engine: "adapter_threw", error: describeError(e) } };
+  }
+}
+
+/**
+ * One guarded `adapter.dispatch`. Never throws. The adapter gets an AbortSignal that fires at
+ * the deadline; the engine then waits `settleGraceMs` for the call to end. A call that is still
+ * running is TIMEOUT with `call_unsettled: true`, counted as unsettled for this process
+ * (see `hasUnsettledCall`) and its eventual answer is returned in `late`.
+ */
 export async function callDispatch(
   adapter: Adapter,
   order: DispatchOrder,
   deadlineMs: number,
+  options: CallOptions = {},
 ): Promise<WireOutcome> {
-  try {
-    const raw = await withOverrunGuard<unknown>(
-      adapter.dispatch(order, deadlineMs),
-      deadlineMs + OVERRUN_GRACE_MS,
-      () => ({
-        transportOutcome: "TIMEOUT",
-        evidence: { engine: "adapter_overran_deadline", deadline_ms: deadlineMs },
-      }),
-    );
-    return normaliseDispatchResult(raw);
-  } catch (e) {
-    // The request may or may not have left: an exception proves nothing about the destination.
-    return {
-      transportOutcome: "LOST",
-      evidence: { engine: "adapter_threw", error: describeError(e) },
-    };
-  }
+  const graceMs = options.settleGraceMs ?? OVERRUN_GRACE_MS;
+  const raced = await withDeadline(
+    (signal) => settleDispatch(Promise.resolve().then(() => adapter.dispatch(order, deadlineMs, signal))),
+    deadlineMs,
+    graceMs,
+  );
+  if (raced.value !== TIMED_OUT) return raced.value;
+  trackUnsettled(adapter, order.operationId, 1);
+  const late = raced.running.finally(() => trackUnsettled(adapter, order.operationId, -1));
+  return {
+    transportOutcome: "TIMEOUT",
+    evidence: {
+      engine: "adapter_overran_deadline",
+      deadline_ms: deadlineMs,
+      call_unsettled: true,
+    },
+    late,
+  };
 }
 
 /** A normalised status answer. */
@@ -144,8 +219,19 @@ export function normaliseStatusResult(raw: unknown): ProbeAnswer {
   if (r.result === "PRESENT" && typeof n === "number" && Number.isSafeInteger(n) && n >= 1) {
     return { result: "PRESENT", nFound: n, destinationRefs: refs, ...digest, evidence };
   }
-  if (r.result === "ABSENT" && n === 0)
+  if (r.result === "ABSENT" && n === 0) {
+    // "Nothing there" that names something there contradicts itself: a contract violation.
+    if (refs.length > 0 || (Array.isArray(r.destinationRefs) && r.destinationRefs.length > 0)) {
+      return {
+        result: "INDETERMINATE",
+        nFound: null,
+        destinationRefs: refs,
+        ...digest,
+        evidence: { ...evidence, engine: "adapter_contract_violation", violation: "absent_with_refs" },
+      };
+    }
     return { result: "ABSENT", nFound: 0, destinationRefs: [], ...digest, evidence };
+  }
   if (r.result === "INDETERMINATE")
     return { result: "INDETERMINATE", nFound: null, destinationRefs: refs, ...digest, evidence };
   return {
@@ -157,30 +243,31 @@ export function normaliseStatusResult(raw: unknown): ProbeAnswer {
   };
 }
 
-/** One guarded `adapter.statusQuery`. Never throws. */
+/** One guarded `adapter.statusQuery`, aborted at its deadline. Never throws. */
 export async function callStatusQuery(
   adapter: Adapter,
   key: QueryKey,
   deadlineMs: number,
 ): Promise<ProbeAnswer> {
-  try {
-    const raw = await withOverrunGuard<unknown>(
-      adapter.statusQuery(key, deadlineMs),
-      deadlineMs + OVERRUN_GRACE_MS,
-      () => ({
-        result: "INDETERMINATE",
-        nFound: null,
-        destinationRefs: [],
-        evidence: { engine: "adapter_overran_deadline", deadline_ms: deadlineMs },
-      }),
-    );
-    return normaliseStatusResult(raw);
-  } catch (e) {
-    return {
-      result: "INDETERMINATE",
-      nFound: null,
-      destinationRefs: [],
-      evidence: { engine: "adapter_threw", error: describeError(e) },
-    };
-  }
+  const failed = (evidence: Record<string, unknown>): ProbeAnswer => ({
+    result: "INDETERMINATE",
+    nFound: null,
+    destinationRefs: [],
+    evidence,
+  });
+  const raced = await withDeadline(
+    async (signal) => {
+      try {
+        return normaliseStatusResult(await adapter.statusQuery(key, deadlineMs, signal));
+      } catch (e) {
+        return failed({ engine: "adapter_threw", error: describeError(e) });
+      }
+    },
+    deadlineMs,
+    OVERRUN_GRACE_MS,
+  );
+  // A read has no effect at the destination: an unsettled one is simply not an answer.
+  return raced.value === TIMED_OUT
+    ? failed({ engine: "adapter_overran_deadline", deadline_ms: deadlineMs })
+    : raced.value;
 }

@@ -3,6 +3,7 @@
  * (docs/engine.md "Tunables"). Every value is validated once at open, including the rule that
  * ties the lease to the deadlines (see {@link resolveEngineConfig}). Imports: core, engine.
  */
+import { DEFAULT_MAX_CLOCK_SKEW_MS } from "../core/authority-stamp.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { OVERRUN_GRACE_MS } from "./call-adapter.js";
 
@@ -36,6 +37,14 @@ export interface EngineConfig {
    * adapter overrun grace). Renewed before every claim that needs it.
    */
   readonly leaseTtlMs: number;
+  /**
+   * Safety margin of a C1 replay: a replay is sent only while engine now + `probeDeadlineMs` +
+   * this margin is still inside the declared idempotency window (counted from the execution's
+   * first claim), so it ARRIVES inside the window; otherwise the window counts as closed and
+   * the reconciler asks by status query. Covers clock skew between the ledger and the
+   * destination and the claim-to-send delay. Default 60 s.
+   */
+  readonly replayWindowMarginSeconds: number;
   /** Newest ABSENT evidence accepted for a re-dispatch without a fresh probe (reference: 600 s). */
   readonly redispatchAbsenceMaxAgeSeconds: number;
   /** Effect types recovery may re-dispatch after confirmed absence. Default: none. */
@@ -52,6 +61,11 @@ export interface EngineConfig {
   readonly auditPerCycle: number;
   /** Only effects settled this recently are audited by the worker. */
   readonly auditLookbackSeconds: number;
+  /**
+   * How far an authority `stamped_at` may lie ahead of the database clock when it is accepted
+   * (register, retry, resolve, operator appendAuthority); beyond it the stamp is refused.
+   */
+  readonly maxClockSkewMs: number;
 }
 
 /** The defaults, as documented in docs/engine.md. */
@@ -64,6 +78,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   escalationBudget: 5,
   maxAttemptsPerExecution: 3,
   leaseTtlMs: 120_000,
+  replayWindowMarginSeconds: 60,
   redispatchAbsenceMaxAgeSeconds: 600,
   autoRedispatch: {},
   orphanGraceSeconds: 1_800,
@@ -72,15 +87,28 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   sweepMaxPages: 1_000,
   auditPerCycle: 10,
   auditLookbackSeconds: 86_400,
+  maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS,
 };
 
+/**
+ * Upper bound of a knob, by the unit in its name: milliseconds end up in timers (Node turns a
+ * delay above 2^31−1 ms into 1 ms without an error), seconds in instants that must stay
+ * representable (366 days, the declaration duration bound), counts in loops.
+ */
+export function configMaxFor(name: string): number {
+  if (name.endsWith("Ms")) return 2_147_483_647;
+  if (name.endsWith("Seconds")) return 366 * 86_400;
+  return 1_000_000;
+}
+
 function requireNumber(name: string, value: number, min: number): void {
-  if (!Number.isFinite(value) || value < min) {
+  const max = configMaxFor(name);
+  if (!Number.isFinite(value) || value < min || value > max) {
     throw new IrrevonError(
       ErrorCode.config_invalid,
-      `engine config ${name} must be a number >= ${min}`,
+      `engine config ${name} must be a number in [${min}, ${max}]`,
       {
-        details: { field: name, min, value },
+        details: { field: name, min, max, value },
       },
     );
   }
@@ -135,6 +163,7 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("leaseTtlMs", config.leaseTtlMs, 1);
   requireLeaseCovers(config, "dispatchDeadlineMs");
   requireLeaseCovers(config, "probeDeadlineMs");
+  requireNumber("replayWindowMarginSeconds", config.replayWindowMarginSeconds, 0);
   requireNumber("redispatchAbsenceMaxAgeSeconds", config.redispatchAbsenceMaxAgeSeconds, 0);
   requireNumber("orphanGraceSeconds", config.orphanGraceSeconds, 0);
   // I10 / §7: one listing is never enough to call an effect an orphan.
@@ -143,6 +172,7 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("sweepMaxPages", config.sweepMaxPages, 1);
   requireNumber("auditPerCycle", config.auditPerCycle, 0);
   requireNumber("auditLookbackSeconds", config.auditLookbackSeconds, 0);
+  requireNumber("maxClockSkewMs", config.maxClockSkewMs, 0);
   for (const [effectType, grant] of Object.entries(config.autoRedispatch)) {
     if (
       typeof grant.grantRef !== "string" ||

@@ -18,13 +18,18 @@ import type {
   LifecycleState,
   TransportOutcome,
 } from "../core/state-tables.js";
+import { readExecutionParameters } from "../ledger/claim-attempt.js";
 import { claimDispatch } from "../ledger/claim-dispatch.js";
+import { recordEscalation } from "../ledger/escalations.js";
 import type { GateCheckResult } from "../ledger/gate-evaluate.js";
-import { readParameters, requireRecord } from "../ledger/read-records.js";
+import { latestExecution, requireRecord } from "../ledger/read-records.js";
 import { recordOutcome, type OutcomeInput, type OutcomeResult } from "../ledger/record-outcome.js";
 import type { ReceiptRow, WorkerLease } from "../ledger/types.js";
-import { callDispatch, type WireOutcome } from "./call-adapter.js";
+import type { WireOutcome } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
+import { sendGated } from "./gated-send.js";
+import { commitHorizonMs, startWire } from "./engine-time.js";
+import { keepLateResult } from "./late-results.js";
 
 /** The dispatch went out (once); `lifecycle` is where the execution landed. */
 export interface Dispatched {
@@ -47,6 +52,11 @@ export interface Denied {
   readonly decisionId: number;
   readonly checks: readonly GateCheckResult[];
   readonly evidence: Readonly<Record<string, unknown>>;
+  /**
+   * Automatic work only: the same deny as the last one recorded for this execution, so no new
+   * decision row was written (the first one stands, and the execution is escalated).
+   */
+  readonly repeated: boolean;
 }
 
 /** An earlier dispatch is in flight or unresolved; nothing was sent. Reconcile instead. */
@@ -73,6 +83,12 @@ export type DispatchOutcome = Dispatched | Denied | PendingReconciliation | Scop
 export interface DispatchOptions {
   /** Gate variant; default follows how the execution was opened. */
   readonly variant?: GateVariant;
+  /**
+   * Set by the worker for work nobody asked for right now (a resumed re-dispatch): a deny
+   * escalates the execution once (`gate_denied`) and a deny identical to the last recorded
+   * one writes no new decision row, so a standing deny entry is not re-decided every cycle.
+   */
+  readonly automatic?: { readonly actor: "reconciler" | "recovery" };
 }
 
 /** Wraps anything an adapter's validator throws as payload_invalid. */
@@ -151,8 +167,9 @@ export async function dispatchEffect(
 ): Promise<DispatchOutcome> {
   const record = await requireRecord(ctx.db, effectId);
   const entry = ctx.adapters.require(record.adapterId);
-  const payload = await readParameters(ctx.db, effectId);
-  validatePayload(ctx, record.adapterId, record.effectType, payload); // D6: before any claim
+  const latest = await latestExecution(ctx.db, effectId);
+  const { parameters } = await readExecutionParameters(ctx.db, effectId, latest?.step ?? 0);
+  validatePayload(ctx, record.adapterId, record.effectType, parameters); // D6: before any claim
 
   const deadlineMs = ctx.config.dispatchDeadlineMs;
   // The lease must outlive the call, or recovery could take a live call for abandoned.
@@ -161,16 +178,32 @@ export async function dispatchEffect(
     effectId,
     lease,
     ...(options.variant === undefined ? {} : { variant: options.variant }),
+    ...(options.automatic === undefined ? {} : { suppressRepeatedDeny: true }),
   });
   switch (claim.status) {
     case "denied":
-      emit(ctx, "gate_decision", "info", {
-        effect_id: effectId,
-        outcome: "DENY",
-        check: claim.check,
-        cause: claim.cause,
-        decision_id: claim.decisionId,
-      });
+      if (options.automatic !== undefined) {
+        const isNew = await recordEscalation(ctx.db, {
+          executionId: claim.executionId,
+          reason: "gate_denied",
+          evidence: { decision_id: claim.decisionId, check: claim.check, cause: claim.cause },
+          recordedBy: options.automatic.actor,
+        });
+        if (isNew)
+          emit(ctx, "escalated", "warn", {
+            effect_id: effectId,
+            execution_id: claim.executionId,
+            reason: "gate_denied",
+          });
+      }
+      if (!claim.repeated)
+        emit(ctx, "gate_decision", "info", {
+          effect_id: effectId,
+          outcome: "DENY",
+          check: claim.check,
+          cause: claim.cause,
+          decision_id: claim.decisionId,
+        });
       return {
         status: "denied",
         effectId,
@@ -179,6 +212,7 @@ export async function dispatchEffect(
         decisionId: claim.decisionId,
         checks: claim.checks,
         evidence: claim.evidence,
+        repeated: claim.repeated,
       };
     case "pending_reconciliation":
       return {
@@ -209,13 +243,14 @@ export async function dispatchEffect(
   const order: DispatchOrder = {
     operationId: claim.operationId,
     effectType: record.effectType,
-    payload,
+    payload: claim.parameters,
     clientRef: claim.operationId,
     idempotencyKey: claim.operationId,
     stableIds: record.stableIds,
   };
   await ctx.crash.hit("adapter.pre_call");
   let wire: WireOutcome;
+  const wireStart = startWire(ctx);
   // The lease that matters is the one the attempt was CLAIMED under: if the keeper re-registered
   // meanwhile (the old lease lapsed), recovery may already have closed this attempt.
   const heldMs = ctx.lease.remainingMs(lease);
@@ -231,10 +266,27 @@ export async function dispatchEffect(
       },
     };
   } else {
-    wire = await callDispatch(entry.adapter, order, deadlineMs);
+    wire = await sendGated(claim.allowed, entry.adapter, order, deadlineMs);
   }
   await ctx.crash.hit("adapter.post_call");
+  // An unknown outcome carries the instant the absence rule counts read lag from.
+  const horizon =
+    wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
+      ? {
+          commit_horizon_at: new Date(
+            await commitHorizonMs(ctx, wireStart, deadlineMs),
+          ).toISOString(),
+        }
+      : {};
 
+  // Kept whatever happens to the receipt below: the answer exists nowhere else.
+  keepLateResult(ctx, wire, {
+    attemptId: claim.attemptId,
+    executionId: claim.executionId,
+    effectId,
+    lease,
+    recordedBy: "dispatcher",
+  });
   await ctx.crash.hit("receipt.pre_commit");
   const outcome = await recordReceipt(
     ctx,
@@ -245,7 +297,7 @@ export async function dispatchEffect(
       ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
       ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
       ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
-      evidence: { ...wire.evidence, deadline_ms: deadlineMs },
+      evidence: { ...wire.evidence, deadline_ms: deadlineMs, ...horizon },
       recordedBy: "dispatcher",
       lease,
     },

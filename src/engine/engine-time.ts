@@ -14,6 +14,7 @@
  * own clock is skewed therefore changes nothing: its skew cancels out of the offset.
  * Imports: db, ledger, engine.
  */
+import { performance } from "node:perf_hooks";
 import { databaseNowMs } from "../ledger/sql-util.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { EngineContext } from "./context.js";
@@ -28,4 +29,41 @@ export function clockOffsetMs(clock: Clock): number {
 export async function engineNowMs(ctx: Pick<EngineContext, "db" | "clock">): Promise<number> {
   const dbNowMs = await databaseNowMs(ctx.db);
   return dbNowMs + clockOffsetMs(ctx.clock);
+}
+
+/** Where a wire call started, on the host's monotonic clock plus the test offset then. */
+export interface WireStart {
+  readonly perfMs: number;
+  readonly offsetMs: number;
+}
+
+/** Marks the start of a wire call (no database read). */
+export function startWire(ctx: Pick<EngineContext, "clock">): WireStart {
+  return { perfMs: performance.now(), offsetMs: clockOffsetMs(ctx.clock) };
+}
+
+/**
+ * The latest instant (engine time, epoch ms) at which the destination could still commit a
+ * call that started at `start` with `deadlineMs`: the end of the call (now), or the call's
+ * deadline if that is later — a call that ended early by a dropped connection or a 5xx may
+ * still be worked on by the destination until then. One database read, taken when the call
+ * has ended. See docs/engine.md, "The absence rule".
+ */
+export async function commitHorizonMs(
+  ctx: Pick<EngineContext, "db" | "clock">,
+  start: WireStart,
+  deadlineMs: number,
+): Promise<number> {
+  let endMs: number;
+  try {
+    endMs = await engineNowMs(ctx);
+  } catch {
+    // The database is unreachable right now (the receipt write will retry or forfeit the
+    // lease): the host clock stands in, so the unknown outcome is still recorded. Recovery's
+    // own receipt, if it comes to that, carries the database's recorded_at instead.
+    endMs = Date.now() + clockOffsetMs(ctx.clock);
+  }
+  const elapsedMs = performance.now() - start.perfMs + (clockOffsetMs(ctx.clock) - start.offsetMs);
+  const startMs = endMs - elapsedMs;
+  return Math.max(endMs, startMs + deadlineMs);
 }

@@ -26,6 +26,7 @@ export const EngineEventName = {
   worker_sweep_error: "worker.sweep_error",
   worker_step_error: "worker.step_error",
   worker_cycle_error: "worker.cycle_error",
+  late_response: "late_response",
 } as const;
 /** One event name of the closed catalog. */
 export type EngineEventName = (typeof EngineEventName)[keyof typeof EngineEventName];

@@ -13,10 +13,13 @@ import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { LifecycleState } from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
 import { rejectAdvisory } from "../core/advisory-guard.js";
+import { checkAuthorityStamp } from "../core/authority-stamp.js";
+import { databaseNowMs } from "../ledger/sql-util.js";
 import type { ResolutionAction } from "../core/state-tables.js";
 import type { AuthorityInput } from "../ledger/append-authority.js";
 import { appendAuthority } from "../ledger/append-authority.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
+import { canonicalDigest } from "../core/canonical.js";
 import { openRetryExecution, type OpenedExecution } from "../ledger/open-retry-execution.js";
 import {
   addDenyEntry,
@@ -90,6 +93,18 @@ export interface EffectStatus {
   readonly resolution: string | null;
 }
 
+/** Options of {@link Irrevon.retry}. */
+export interface RetryOptions extends NoAdvisoryKeys {
+  /** Why the effect is tried again (recorded on the new execution); required with `parameters`. */
+  readonly reason?: string;
+  /**
+   * A corrected retry: parameters to send instead of the record's. They must be a RECORDED
+   * variant (register the contract again with them first: same identity, new parameters);
+   * the new execution and later ones send them. Else `resolution_invalid`.
+   */
+  readonly parameters?: Record<string, unknown>;
+}
+
 /** A human decision about an AMBIGUOUS execution (e.g. on a C3 destination). */
 export interface ManualSettlement extends NoAdvisoryKeys {
   readonly committed: boolean;
@@ -128,8 +143,16 @@ export interface Irrevon {
   status(effectId: string): Promise<EffectStatus>;
   /** Everything the ledger knows about one effect (`irrevon inspect --json`). */
   inspect(effectId: string): Promise<EffectInspection>;
-  /** A new execution after a clean FAILED receipt: new step, new key, fresh authority. */
-  retry(effectId: string, authority: AuthorityInput): Promise<OpenedExecution>;
+  /**
+   * A new execution after a FAILED receipt or a human's "not committed": new step, new key,
+   * fresh authority, optionally a recorded parameter variant (a corrected retry). The dispatch
+   * that follows passes the gate like any other.
+   */
+  retry(
+    effectId: string,
+    authority: AuthorityInput,
+    options?: RetryOptions,
+  ): Promise<OpenedExecution>;
   /** A human settles an AMBIGUOUS execution (cites the decision). */
   settleManually(effectId: string, decision: ManualSettlement): Promise<void>;
   /**
@@ -210,6 +233,19 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
   };
   const db = opened.db;
 
+  /**
+   * A stamp further ahead of the database clock (the clock the gate's freshness check uses)
+   * than `maxClockSkewMs` would never expire: refused wherever a stamp is accepted.
+   */
+  async function refuseFutureStamp(
+    stampedAt: unknown,
+    code: "contract_invalid" | "resolution_invalid",
+  ): Promise<void> {
+    if (typeof stampedAt !== "string") return; // absent or malformed: the caller's own check names it
+    const clock = { nowMs: await databaseNowMs(db), maxClockSkewMs: config.maxClockSkewMs };
+    checkAuthorityStamp(stampedAt, clock, code);
+  }
+
   async function afterCommit(effectId: string, lifecycle: LifecycleState): Promise<void> {
     if (lifecycle === "SETTLED_COMMITTED") await closeResolutionsAfterCommit(db, effectId);
   }
@@ -219,6 +255,7 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     db,
     async register(contract) {
       const intent = validateIntentContract(contract);
+      await refuseFutureStamp(intent.stampedAt, "contract_invalid");
       const entry = adapters.require(intent.adapterId);
       const result = await registerIntent(db, intent, entry.declarationDigest, {
         beforeCommit: () => crash.hit("persist.pre_commit"),
@@ -258,7 +295,34 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       };
     },
     inspect: (effectId) => inspectEffect(db, effectId),
-    retry: (effectId, authority) => openRetryExecution(db, effectId, authority),
+    async retry(effectId, authority, retryOptions = {}) {
+      rejectAdvisory(retryOptions);
+      await refuseFutureStamp(authority?.stampedAt, "resolution_invalid");
+      const parameters = retryOptions.parameters;
+      if (parameters !== undefined) {
+        if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
+          throw new IrrevonError(ErrorCode.resolution_invalid, "parameters must be a JSON object", {
+            details: { field: "parameters" },
+          });
+        // A bad payload is refused before anything is written (as for a dispatch).
+        const record = await requireRecord(db, effectId);
+        const { adapter } = adapters.require(record.adapterId);
+        try {
+          adapter.validatePayload(record.effectType, parameters);
+        } catch (e) {
+          throw new IrrevonError(ErrorCode.payload_invalid, "the adapter rejected the variant", {
+            details: { adapter_id: record.adapterId, effect_type: record.effectType },
+            cause: e,
+          });
+        }
+      }
+      return openRetryExecution(db, effectId, authority, {
+        ...(retryOptions.reason === undefined ? {} : { reason: retryOptions.reason }),
+        ...(parameters === undefined
+          ? {}
+          : { variant: { parameters, parametersDigest: canonicalDigest(parameters) } }),
+      });
+    },
     async settleManually(effectId, decision) {
       rejectAdvisory(decision);
       if (
@@ -302,8 +366,10 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       return outcome.redispatch.dispatch;
     },
     sweep: (adapterId, window) => sweepAdapter(ctx, adapterId, window),
-    resolve: (findingId, action, evidence, actor) =>
-      resolveFindingAction(ctx, findingId, action, evidence, actor),
+    async resolve(findingId, action, evidence, actor) {
+      await refuseFutureStamp(evidence?.stamped_at, "resolution_invalid");
+      return resolveFindingAction(ctx, findingId, action, evidence, actor);
+    },
     findings: (filter) => listFindingsFiltered(db, filter),
     cycle: (cycleOptions) => runCycle(ctx, cycleOptions),
     gauges: () => readLedgerGauges(db),
@@ -312,7 +378,10 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       liftDenyEntry: (denyId) => liftDenyEntry(db, denyId),
       cancelBranch: (branchRef, reason, cancelOptions) =>
         cancelBranch(db, branchRef, reason, cancelOptions),
-      appendAuthority: (effectId, authority) => appendAuthority(db, effectId, authority),
+      appendAuthority: async (effectId, authority) => {
+        await refuseFutureStamp(authority?.stampedAt, "contract_invalid");
+        return appendAuthority(db, effectId, authority);
+      },
     },
     async close() {
       await lease.release();

@@ -4,7 +4,8 @@
  * close. The remaining lease is estimated with the local monotonic clock started BEFORE
  * each renewal was sent, so the estimate is never longer than the database's own view. A lease
  * can be forfeited (the dispatcher could not record a receipt under it): it is then never
- * renewed again, and the next refresh registers a new token, which supersedes it.
+ * renewed again, and the next refresh registers a new token, which supersedes it. Only its own
+ * lease: a worker id whose lease another live engine holds is refused (`worker_id_in_use`).
  * Imports: core, db, ledger.
  */
 import { performance } from "node:perf_hooks";
@@ -52,10 +53,14 @@ export async function startLeaseKeeper(db: Db, options: LeaseKeeperOptions): Pro
   let pending: Promise<WorkerLease> | null = null;
   // A forfeited lease not yet superseded: released at close, so a successor need not wait.
   let forfeited: WorkerLease | null = null;
+  // The last token this keeper registered: only that lease may be superseded by this keeper.
+  // Any other live lease of the worker id belongs to another engine: worker_id_in_use.
+  let ownToken: number | null = null;
 
   async function register(): Promise<WorkerLease> {
     const sentAt = performance.now();
-    const granted = await registerWorker(db, workerId, ttlMs);
+    const granted = await registerWorker(db, workerId, ttlMs, ownToken);
+    ownToken = granted.fencingToken;
     lease = { workerId, fencingToken: granted.fencingToken };
     localExpiry = sentAt + ttlMs;
     forfeited = null;

@@ -1,13 +1,16 @@
 /**
  * engine/open-database — turns `openIrrevon`'s `database` option into a Db acting as
  * irrevon_app: a handle the caller owns, a Postgres URL, an embedded data directory (one
- * process owns it: the driver refuses a second opener), or an in-memory ledger for tests
- * and demos. Imports: core, db.
+ * process owns it: the driver refuses a second opener, and leases left live in it by a process
+ * that died are released at open), or an in-memory ledger for tests and demos. A ledger whose
+ * schema is behind the code is refused here (`schema_behind`), before anything could fail on a
+ * missing function. Imports: core, db, ledger.
  */
 import type { Db } from "../db/db.js";
 import { DbRole, isPrivilegedDb } from "../db/db.js";
-import { migrate } from "../db/migrator.js";
+import { assertSchemaCurrent, migrate } from "../db/migrator.js";
 import { openDatabase, openEmbeddedPrivileged, openPrivileged } from "../db/open.js";
+import { releaseLeasesOfGoneProcesses } from "../ledger/worker-leases.js";
 
 /** Where the ledger is. */
 export type DatabaseOption =
@@ -35,6 +38,7 @@ export async function openLedgerDatabase(option: DatabaseOption): Promise<Opened
   if (isDb(option)) {
     const db =
       option.role === DbRole.app && !isPrivilegedDb(option) ? option : option.as(DbRole.app);
+    await assertSchemaCurrent(db);
     return { db, close: () => Promise.resolve() };
   }
   if ("url" in option) {
@@ -47,10 +51,25 @@ export async function openLedgerDatabase(option: DatabaseOption): Promise<Opened
       }
     }
     const db = await openDatabase({ databaseUrl: option.url, role: DbRole.app });
+    try {
+      await assertSchemaCurrent(db);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
     return { db, close: () => db.close() };
   }
   if ("dataDir" in option) {
     const db = await openDatabase({ dataDir: option.dataDir, role: DbRole.app, autoMigrate: true });
+    try {
+      // We hold the directory's lock, so no other process runs on this ledger: a lease still
+      // live in it was left by a process that died. Without this, a restart under the same
+      // worker id would be refused (worker_id_in_use) until that lease ran out.
+      await releaseLeasesOfGoneProcesses(db);
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
     return { db, close: () => db.close() };
   }
   // A clone of the migrated image; migrate() then only checks the journal.

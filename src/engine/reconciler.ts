@@ -9,9 +9,19 @@
  *     (same key); unresolved or outside the window ⇒ status query.
  *   - no covering key ⇒ park and escalate.
  *   - PRESENT ⇒ COMMITTED + CONFIRMED_UNIQUE (n=1) or DUPLICATE (n>1).
- *   - ABSENT counts only after the declared lag since the claim; the first counted ABSENT
- *     schedules a re-read (`reread_not_before`); a second ABSENT by the same key once that
- *     is due ⇒ SETTLED_FAILED + LOST (escalated when no lag is declared).
+ *   - THE ABSENCE RULE. An ABSENT read counts only once the declared status lag (PT0S and
+ *     undeclared count as 0) has elapsed since the latest instant the destination could still
+ *     have committed any attempt of the execution: the end of the wire call, or the call's
+ *     deadline when that is later (a dropped connection or a 5xx does not end the server's
+ *     work), or the writer's lease expiry for a call that outlived its deadline unsettled.
+ *     While this process (or a live writer) still has an unsettled call for the attempt, the
+ *     execution is in flight: nothing is probed, nothing concluded. The instant is read from
+ *     the ledger (receipt `commit_horizon_at`, recorded_at, late responses: reconcile-absence),
+ *     so every process applies the same rule; each ABSENT probe records `absence_clock_from`
+ *     and `counts_from`. The first counted ABSENT schedules a re-read (`reread_not_before`,
+ *     default gap 60 s; 0 re-reads at once); a second ABSENT by the same key once that is due,
+ *     with the first read also counted, ⇒ SETTLED_FAILED + LOST (escalated to a human when no
+ *     lag is declared). Details and defaults: docs/engine.md, "The absence rule".
  *   - INDETERMINATE ⇒ park with exponential backoff (`next_due_at`); after
  *     `escalationBudget` in a row ⇒ escalated to a human.
  * Imports: core, db, ledger, adapters, engine.
@@ -33,6 +43,7 @@ import { callStatusQuery } from "./call-adapter.js";
 import type { EngineContext } from "./context.js";
 import { emit } from "./context.js";
 import { engineNowMs } from "./engine-time.js";
+import { absenceClock } from "./reconcile-absence.js";
 import { strongestKey, sameKeys, type ChosenKey } from "./reconcile-keys.js";
 import { escalateExecution, LOST_RACE, settleAbsent, settlePresent } from "./reconcile-settle.js";
 import { replayProbe } from "./replay-probe.js";
@@ -63,12 +74,6 @@ function trailingIndeterminate(probes: readonly ProbeRow[]): number {
   let n = 0;
   for (let i = probes.length - 1; i >= 0 && probes[i]?.result === "INDETERMINATE"; i -= 1) n += 1;
   return n;
-}
-
-async function lastClaimMs(step: Step): Promise<number> {
-  const attempts = await listAttempts(step.ctx.db, step.execution.executionId);
-  const last = attempts[attempts.length - 1];
-  return last === undefined ? 0 : Date.parse(last.claimedAt);
 }
 
 /**
@@ -153,17 +158,28 @@ async function probeOnce(
     return { status: "parked", effectId, reason: "indeterminate", nextDueAt, escalated, probeId };
   }
 
-  // ABSENT. An early read on a lagging destination proves nothing (§6 confirmed absence).
-  if (entry.statusLagSeconds !== null && entry.statusLagSeconds > 0) {
-    const notBeforeMs = (await lastClaimMs(step)) + entry.statusLagSeconds * 1000;
-    if (nowMs < notBeforeMs) {
-      const notBefore = iso(notBeforeMs);
-      const probeId = await recordProbe(ctx.db, {
-        ...base,
-        evidence: { ...common, lag_not_elapsed: true, lag_not_before: notBefore },
-      });
-      return { status: "awaiting_lag", effectId, probeId, notBefore };
-    }
+  // ABSENT. It counts only once the declared lag has elapsed since the latest instant the
+  // destination could still have committed any attempt (the absence rule, reconcile-absence).
+  const clock = await absenceClock(step);
+  if (clock.kind === "unsettled") {
+    await recordProbe(ctx.db, { ...base, evidence: { ...common, absence_not_counted: "call_unsettled" } });
+    return { status: "in_flight", effectId, attemptId: clock.attemptId };
+  }
+  const lagMs = (entry.statusLagSeconds ?? 0) * 1000;
+  const countsFromMs = clock.fromMs + lagMs;
+  const absenceEvidence = {
+    absence_clock_from: iso(clock.fromMs),
+    absence_clock_attempt_id: clock.attemptId,
+    lag_seconds: entry.statusLagSeconds,
+    counts_from: iso(countsFromMs),
+  };
+  if (nowMs < countsFromMs) {
+    const notBefore = iso(countsFromMs);
+    const probeId = await recordProbe(ctx.db, {
+      ...base,
+      evidence: { ...common, ...absenceEvidence, lag_not_elapsed: true, lag_not_before: notBefore },
+    });
+    return { status: "awaiting_lag", effectId, probeId, notBefore };
   }
   const rereadDue = evidenceTime(previous, "reread_not_before");
   const isSecond =
@@ -171,11 +187,15 @@ async function probeOnce(
     previous.result === "ABSENT" &&
     rereadDue !== null &&
     rereadDue <= nowMs &&
+    // The first read must itself have counted under today's clock (a later attempt — a replay
+    // probe, a late response — may have moved the horizon past it).
+    Date.parse(previous.queriedAt) >= countsFromMs &&
+    previous.evidence["lag_not_elapsed"] !== true &&
     sameKeys(previous.queryKeys, [key.stored]);
   if (isSecond) {
     const probeId = await recordProbe(ctx.db, {
       ...base,
-      evidence: { ...common, confirms_probe_id: previous.probeId },
+      evidence: { ...common, ...absenceEvidence, confirms_probe_id: previous.probeId },
     });
     const probeIds = [previous.probeId, probeId];
     const settled = await settleAbsent(ctx, {
@@ -198,7 +218,7 @@ async function probeOnce(
   const rereadNotBefore = iso(nowMs + ctx.config.rereadGapSeconds * 1000);
   const probeId = await recordProbe(ctx.db, {
     ...base,
-    evidence: { ...common, reread_not_before: rereadNotBefore },
+    evidence: { ...common, ...absenceEvidence, reread_not_before: rereadNotBefore },
   });
   if (pauseAfterProbe) await ctx.crash.hit("reconcile.pre_settle");
   if (ctx.config.rereadGapSeconds === 0) {
@@ -277,6 +297,11 @@ export async function reconcileEffect(
     // The information was never emitted: no query can prove anything (§1, C3).
     return park(step, "opaque_destination", { tier: "C3", adapter_id: record.adapterId });
   }
+
+  // Never conclude anything while this process's own call for the attempt has not settled.
+  const clock = await absenceClock(step);
+  if (clock.kind === "unsettled")
+    return { status: "in_flight", effectId, attemptId: clock.attemptId };
 
   const nowMs = await engineNowMs(ctx);
   const probes = await listProbes(ctx.db, execution.executionId, "reconcile_open");

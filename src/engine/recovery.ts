@@ -50,7 +50,7 @@ export interface RecoveryReport {
   readonly inFlight: number;
   /** Open attempts closed as LOST because their owner's lease was gone. */
   readonly closedAttempts: number;
-  /** LOST effects re-dispatched under a policy grant. */
+  /** LOST effects re-dispatched under a policy grant and sent (a gate deny is not counted). */
   readonly redispatched: number;
   /** Settled effects audited because a late response contradicted their settlement. */
   readonly audited: number;

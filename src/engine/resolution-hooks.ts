@@ -7,7 +7,8 @@
  *     process died between a commit and its hook, or a commit came from another path;
  *   - `resumePendingRedispatches` (worker) dispatches a replacement execution whose
  *     REDISPATCHED decision is recorded but whose dispatch never ran (the deciding process
- *     died in between). The gate still checks it like any dispatch.
+ *     died in between, or the gate denied it). The gate still checks it like any dispatch, as
+ *     automatic work: a standing deny is recorded and escalated once, not every cycle.
  * A close that lost a race to another process (stale_state) is not an error: it is closed.
  * Imports: core, db, ledger, engine.
  */
@@ -57,7 +58,10 @@ export async function resumePendingRedispatches(
 ): Promise<Array<{ effectId: string; outcome: DispatchOutcome }>> {
   const out: Array<{ effectId: string; outcome: DispatchOutcome }> = [];
   for (const effectId of await listPendingReplacements(ctx.db)) {
-    const outcome = await dispatchEffect(ctx, effectId, { variant: "resolve_redispatch" });
+    const outcome = await dispatchEffect(ctx, effectId, {
+      variant: "resolve_redispatch",
+      automatic: { actor: "recovery" },
+    });
     if (outcome.status === "dispatched" && outcome.lifecycle === "SETTLED_COMMITTED")
       await closeResolutionsAfterCommit(ctx.db, effectId);
     out.push({ effectId, outcome });

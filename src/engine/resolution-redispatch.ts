@@ -3,9 +3,12 @@
  * LOST finding (a DUPLICATE never: the class × action cell is illegal before and after
  * escalation, checked here and again in SQL). Needs
  *   - fresh authority (`fresh_authority_ref` + `stamped_at`), appended as the new current one;
- *   - fresh ABSENT evidence: the newest ABSENT probe of the failed execution at most
- *     `redispatchAbsenceMaxAgeSeconds` old (database clock, engine-time), else a new audit probe that must
- *     answer ABSENT (recorded either way);
+ *   - the newest evidence about the effect: nothing may show it at the destination (a
+ *     PRESENT probe of any execution, a CONTRADICTED finding never compensated, a late OK
+ *     response ⇒ `resolution_invalid`, refusal `present_at_destination`), and the newest
+ *     probe of the failed execution must be ABSENT and at most
+ *     `redispatchAbsenceMaxAgeSeconds` old (database clock, engine-time), else a new audit
+ *     probe must answer ABSENT (recorded either way); `ledger_resolve` checks the same;
  *   - a new step: the finding edge, the authority and the new execution (`resolve_redispatch`,
  *     new operation id = new idempotency key) are ONE transaction; the dispatch follows.
  * If the process dies between that transaction and the dispatch, the worker finds the
@@ -17,8 +20,11 @@ import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { ResolutionStatus } from "../core/state-tables.js";
 import { checkAuthorityInput } from "../ledger/append-authority.js";
 import { latestExecution, requireRecord } from "../ledger/read-records.js";
-import { listProbes } from "../ledger/record-probe.js";
-import { beginRedispatch } from "../ledger/redispatch-resolution.js";
+import {
+  beginRedispatch,
+  readRedispatchEvidence,
+  type RedispatchEvidence,
+} from "../ledger/redispatch-resolution.js";
 import type { FindingState } from "../ledger/resolve-finding.js";
 import { auditSettledEffect } from "./audit-settled.js";
 import type { EngineContext } from "./context.js";
@@ -43,16 +49,39 @@ function invalid(message: string, details: Record<string, unknown>): IrrevonErro
   return new IrrevonError(ErrorCode.resolution_invalid, message, { details });
 }
 
-/** The ABSENT probe a re-dispatch may cite, taking a new one if the stored one is stale. */
+/** Refuses the re-dispatch when anything in the ledger shows the effect at the destination. */
+function refuseOnPresence(evidence: RedispatchEvidence, findingId: number): void {
+  const shown = {
+    ...(evidence.presentProbeId === null ? {} : { probe_id: evidence.presentProbeId }),
+    ...(evidence.contradictedFindingId === null
+      ? {}
+      : { contradicted_finding_id: evidence.contradictedFindingId }),
+    ...(evidence.lateOkId === null ? {} : { late_response_id: evidence.lateOkId }),
+  };
+  if (Object.keys(shown).length === 0) return;
+  throw invalid("the ledger shows the effect at the destination; it must not be re-sent", {
+    finding_id: findingId,
+    refusal: "present_at_destination",
+    ...shown,
+  });
+}
+
+/**
+ * The ABSENT probe a re-dispatch may cite. The decision is taken on the NEWEST evidence about
+ * the effect: any presence (a PRESENT probe of any execution, a CONTRADICTED finding never
+ * compensated, a late OK response) refuses it; otherwise the newest probe of the failed
+ * execution is cited if it is ABSENT and fresh, else a new probe is taken and must answer
+ * ABSENT. An older ABSENT probe behind a newer read of any result is never cited.
+ */
 async function freshAbsence(
   ctx: EngineContext,
   effectId: string,
-  executionId: number,
   findingId: number,
 ): Promise<{ probeId: number; fresh: boolean }> {
-  const absent = (await listProbes(ctx.db, executionId)).filter((p) => p.result === "ABSENT");
-  const newest = absent[absent.length - 1];
-  if (newest !== undefined) {
+  const evidence = await readRedispatchEvidence(ctx.db, effectId);
+  refuseOnPresence(evidence, findingId);
+  const newest = evidence.newestProbe;
+  if (newest?.result === "ABSENT") {
     const ageSeconds = ((await engineNowMs(ctx)) - Date.parse(newest.queriedAt)) / 1000;
     if (ageSeconds <= ctx.config.redispatchAbsenceMaxAgeSeconds)
       return { probeId: newest.probeId, fresh: false };
@@ -108,7 +137,7 @@ export async function redispatchFinding(
       frontier: latest?.frontier ?? null,
     });
   }
-  const absence = await freshAbsence(ctx, record.effectId, latest.executionId, findingId);
+  const absence = await freshAbsence(ctx, record.effectId, findingId);
   const opened = await beginRedispatch(ctx.db, {
     findingId,
     actor,

@@ -9,12 +9,20 @@
  *     engine-time) counts too: whichever is longer.
  *   - it still matches nothing when re-matched right before the finding is written.
  * An ORPHANED finding that already exists (or that another process writes first: the unique
- * index findings_one_orphan_per_ref) counts as already known. Imports: core, db, ledger, engine.
+ * index findings_one_orphan_per_ref) counts as already known. An orphan that carries a ledger
+ * key which explains nothing (an execution never claimed, or another adapter's record) says
+ * so in its evidence (`unexplained_key`, docs/engine.md "What explains a destination effect").
+ * Imports: core, db, ledger, engine.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { attachFinding } from "../ledger/attach-finding.js";
 import { sqlStateOf } from "../ledger/sql-util.js";
-import { matchListedEffects, matchPathsTried, type ListedForMatch } from "../ledger/sweep-match.js";
+import {
+  matchListedEffects,
+  matchPathsTried,
+  unexplainedKeys,
+  type ListedForMatch,
+} from "../ledger/sweep-match.js";
 import { unmatchedHistory } from "../ledger/sweep-record.js";
 import { emit, type EngineContext } from "./context.js";
 import type { ResolvedSweepWindow } from "./sweep-window.js";
@@ -60,6 +68,11 @@ export async function emitOrphans(
     run.adapterId,
     unmatched.map((u) => u.destinationRef),
   );
+  const keys = await unexplainedKeys(
+    ctx.db,
+    run.adapterId,
+    unmatched.flatMap((u) => (u.clientRef === null ? [] : [u.clientRef])),
+  );
   const created: number[] = [];
   let alreadyKnown = 0;
   let pending = 0;
@@ -85,6 +98,7 @@ export async function emitOrphans(
       rematched += 1;
       continue;
     }
+    const unexplained = item.clientRef === null ? undefined : keys.get(item.clientRef);
     try {
       const findingId = await attachFinding(ctx.db, {
         effectId: null,
@@ -104,6 +118,7 @@ export async function emitOrphans(
           },
           grace_seconds: ctx.config.orphanGraceSeconds,
           elapsed_seconds: elapsedSeconds,
+          ...(unexplained === undefined ? {} : { unexplained_key: { ...unexplained } }),
         },
         createdBy: "sweep",
       });

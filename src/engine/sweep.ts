@@ -6,14 +6,20 @@
  * creates an effect record and never calls a destination write. An adapter whose declaration
  * says it cannot list (`list_queryable: false`, e.g. every C3) is refused with
  * `capability_unsupported`; a failed listing records nothing. Crash seam: sweep.pre_finding
- * (after the run is recorded, before any orphan is written). Imports: core, db, ledger,
- * adapters, engine.
+ * (after the run is recorded, before any orphan is written).
+ * Only a claimed attempt of this adapter explains an effect (docs/engine.md "What explains a
+ * destination effect"); an effect that matches a claimed execution but that the ledger has
+ * never seen for its record (a second copy, a late effect of a step settled FAILED) has its
+ * record audited at once, when the record is settled, so the DUPLICATE or CONTRADICTED is
+ * written now rather than never. Imports: core, db, ledger, adapters, engine.
  */
 import type { ListedEffect } from "../adapters/contract.js";
 import { canonicalDigest } from "../core/canonical.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
-import { matchListedEffects } from "../ledger/sweep-match.js";
+import { latestExecution } from "../ledger/read-records.js";
+import { matchListedEffects, unknownMatchedRefs, type SweepMatch } from "../ledger/sweep-match.js";
 import { recordSweepRun, sweepHighWaterMark } from "../ledger/sweep-record.js";
+import { auditSettledEffect } from "./audit-settled.js";
 import { emit, type EngineContext } from "./context.js";
 import { engineNowMs } from "./engine-time.js";
 import { emitOrphans, type UnmatchedListing } from "./sweep-orphans.js";
@@ -40,6 +46,10 @@ export interface SweepReport {
   readonly rematched: number;
   /** Destination-time high-water mark after this run. */
   readonly destinationNow: string | null;
+  /** Records audited because a matched effect was new to them (see the file header). */
+  readonly audited: readonly string[];
+  /** DUPLICATE / CONTRADICTED findings those audits wrote. */
+  readonly auditFindings: readonly number[];
 }
 
 function isListed(v: unknown): v is ListedEffect {
@@ -108,6 +118,41 @@ function laterOf(a: string | null, b: string | null): string | null {
   return Date.parse(a) >= Date.parse(b) ? a : b;
 }
 
+/**
+ * Audits each settled record that a listed effect matched but that has never seen that
+ * effect's ref. A record still in flight is left to its reconciliation: the ref stays unseen,
+ * so a later run audits it once it settles. An audit that cannot run is reported as an event,
+ * never as a failed sweep (the run and its sightings are already recorded).
+ */
+async function auditUnknownEffects(
+  ctx: EngineContext,
+  adapterId: string,
+  matches: ReadonlyMap<string, SweepMatch>,
+): Promise<{ audited: string[]; findings: number[] }> {
+  const unknown = await unknownMatchedRefs(ctx.db, adapterId, matches);
+  const audited: string[] = [];
+  const findings: number[] = [];
+  for (const [effectId, refs] of unknown) {
+    const latest = await latestExecution(ctx.db, effectId);
+    if (latest?.frontier !== "SETTLED_COMMITTED" && latest?.frontier !== "SETTLED_FAILED") continue;
+    try {
+      const outcome = await auditSettledEffect(ctx, effectId);
+      audited.push(effectId);
+      if (outcome.status === "finding" && outcome.alreadyReported !== true)
+        findings.push(outcome.findingId);
+    } catch (e) {
+      emit(ctx, "worker.sweep_error", "warn", {
+        adapter_id: adapterId,
+        effect_id: effectId,
+        destination_refs: refs,
+        stage: "audit",
+        error: e instanceof IrrevonError ? e.code : String(e),
+      });
+    }
+  }
+  return { audited, findings };
+}
+
 /** Runs one sweep of `adapterId` (see the file header). */
 export async function sweepAdapter(
   ctx: EngineContext,
@@ -171,6 +216,7 @@ export async function sweepAdapter(
     { runId, adapterId, window: resolved, destinationNow, engineNow, stableIdNames },
     unmatched,
   );
+  const audits = await auditUnknownEffects(ctx, adapterId, matches);
   const report: SweepReport = {
     runId,
     adapterId,
@@ -185,6 +231,8 @@ export async function sweepAdapter(
     pending: tally.pending,
     rematched: tally.rematched,
     destinationNow,
+    audited: audits.audited,
+    auditFindings: audits.findings,
   };
   emit(ctx, "sweep_completed", "info", {
     adapter_id: adapterId,
@@ -195,6 +243,8 @@ export async function sweepAdapter(
     already_known: tally.alreadyKnown,
     pending: tally.pending,
     truncated: listing.truncated,
+    audited: audits.audited.length,
+    audit_findings: audits.findings.length,
   });
   return report;
 }

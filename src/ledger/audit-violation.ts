@@ -15,6 +15,8 @@ export const AuditRule = {
   attempt_key: "attempt_key",
   classification: "classification",
   resolution: "resolution",
+  /** A cited probe, receipt or human decision that does not exist, belongs elsewhere or does not support the state. */
+  evidence_citation: "evidence_citation",
 } as const;
 export type AuditRule = (typeof AuditRule)[keyof typeof AuditRule];
 export const AUDIT_RULES: readonly AuditRule[] = Object.values(AuditRule);

@@ -16,11 +16,16 @@ import {
 import type { Db, Queryable } from "../db/db.js";
 import { AuditRule, type Violation } from "./audit-violation.js";
 import { checkAppendOnlyTriggers, checkSeedTables } from "./auditor-catalog.js";
+import { checkEvidenceCitations } from "./auditor-evidence.js";
 
 export { AUDIT_RULES, AuditRule, type Violation } from "./audit-violation.js";
 
-/** Evidence keys that count as a citation when leaving AMBIGUOUS (I6). */
-export const AMBIGUOUS_EXIT_CITATIONS = ["probe_ids", "receipt_id", "human", "note"] as const;
+/**
+ * Evidence keys that count as a citation when leaving AMBIGUOUS (every exit cites its evidence).
+ * A bare `note` stopped counting with sql/migrations/0044; what the keys cite is checked by the
+ * `evidence_citation` rule (auditor-evidence).
+ */
+export const AMBIGUOUS_EXIT_CITATIONS = ["probe_ids", "receipt_id", "human"] as const;
 
 interface TransitionRow {
   transition_seq: number;
@@ -60,7 +65,8 @@ async function checkLifecycle(tx: Queryable, out: Violation[]): Promise<void> {
   const allowed = new Set(
     (
       await tx.query<{ execution_id: number }>(
-        "SELECT DISTINCT execution_id FROM gate_decisions WHERE outcome = 'ALLOW' AND execution_id IS NOT NULL",
+        // A replay probe's ALLOW (0040) never stands in for the ALLOW of the dispatch itself.
+        "SELECT DISTINCT execution_id FROM gate_decisions WHERE outcome = 'ALLOW' AND execution_id IS NOT NULL AND variant <> 'c1_replay_probe'",
       )
     ).rows.map((r) => Number(r.execution_id)),
   );
@@ -264,6 +270,7 @@ export async function auditLedger(db: Db): Promise<Violation[]> {
       await checkAttempts(tx, out);
       await checkFindings(tx, out);
       await checkResolutions(tx, out);
+      await checkEvidenceCitations(tx, out);
       return out;
     },
     { readOnly: true },

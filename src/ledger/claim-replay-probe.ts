@@ -1,17 +1,28 @@
 /**
  * ledger/claim-replay-probe — the C1 idempotent replay probe (§3.8, §6): re-send the SAME
- * key with the stored payload, inside the destination's declared idempotency window, so
- * the destination answers with the first outcome. The claim takes the slot and record
- * locks, needs the execution AMBIGUOUS and the slot free, and writes an attempt of kind
- * c1_replay_probe (no gate decision: it cannot create a second effect). The outcome and its
- * settle (replay_ok ⇒ COMMITTED + CONFIRMED_UNIQUE; TERMINAL FAILED ⇒ replay_failed) are
- * one transaction (the reference split them, GAP 7). Imports: core, db, ledger.
+ * key with the execution's payload, inside the destination's declared idempotency window, so
+ * the destination answers with the first outcome. A replay is a request that CAN create an
+ * effect (the first create may never have arrived; a key the destination forgot is a new
+ * create), so it passes the commit gate like a first send: the claim takes the slot and record
+ * locks, needs the execution AMBIGUOUS, the slot free and the attempt cap not reached, then
+ * the gate decides (variant c1_replay_probe; the replayed execution does not block itself)
+ * and the decision is recorded, ALLOW or DENY. Only on ALLOW is an attempt of kind
+ * c1_replay_probe written, citing the decision. The outcome and its settle (replay_ok ⇒
+ * COMMITTED + CONFIRMED_UNIQUE; TERMINAL FAILED ⇒ replay_failed) are one transaction (the
+ * reference split them, GAP 7). Imports: core, db, ledger.
  */
 import { canonicalDigest } from "../core/canonical.js";
-import type { Actor, LifecycleState } from "../core/state-tables.js";
+import type { Actor, GateCheck, LifecycleState } from "../core/state-tables.js";
 import type { Db } from "../db/db.js";
 import { attachFindingIn } from "./attach-finding.js";
-import { findExecution, requireRecord } from "./read-records.js";
+import {
+  insertAttempt,
+  lockSlotAndRecord,
+  openAttemptInSlot,
+  readExecutionParameters,
+} from "./claim-attempt.js";
+import { decideGate, type GateAllowedClaim } from "./gate-decide.js";
+import { findExecution, listExecutions, requireRecord } from "./read-records.js";
 import { insertLateResponse, insertReceipt, type OutcomeInput } from "./record-outcome.js";
 import { jsonParam, relabelLeaseLost, sqlStateOf, toId, withSavepoint } from "./sql-util.js";
 import type { StoredRecord, WorkerLease } from "./types.js";
@@ -20,16 +31,29 @@ import type { StoredRecord, WorkerLease } from "./types.js";
 export type ReplayClaim =
   | {
       readonly status: "claimed";
+      /** What the replay is sent under (engine/gated-send accepts nothing else). */
+      readonly allowed: GateAllowedClaim;
       readonly record: StoredRecord;
       readonly attemptId: number;
       readonly attemptNo: number;
       readonly operationId: string;
+      /** The parameters of the execution's first send: a C1 destination compares them. */
+      readonly parameters: Record<string, unknown>;
+    }
+  | {
+      /** The gate denied the replay; nothing may be sent. */
+      readonly status: "denied";
+      readonly check: GateCheck;
+      readonly cause: string;
+      readonly decisionId: number;
+      /** The same deny as the last recorded one: no new decision row was written. */
+      readonly repeated: boolean;
     }
   | { readonly status: "not_ambiguous"; readonly frontier: LifecycleState | null }
   | { readonly status: "scope_busy"; readonly attemptId: number; readonly blockingEffectId: string }
   | { readonly status: "attempt_cap"; readonly attempts: number };
 
-/** Claims a replay probe for an AMBIGUOUS execution. */
+/** Claims a replay probe for an AMBIGUOUS execution, through the commit gate. */
 export async function claimReplayProbe(
   db: Db,
   input: {
@@ -43,59 +67,58 @@ export async function claimReplayProbe(
       const execution = await findExecution(tx, input.executionId);
       if (execution === null) return { status: "not_ambiguous", frontier: null };
       const record = await requireRecord(tx, execution.effectId);
-      await tx.query(
-        "INSERT INTO scope_slots (scope, effect_type) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-        [record.scope, record.effectType],
-      );
-      await tx.query("SELECT 1 FROM scope_slots WHERE scope = $1 AND effect_type = $2 FOR UPDATE", [
-        record.scope,
-        record.effectType,
-      ]);
-      await tx.query("SELECT 1 FROM effect_records WHERE effect_id = $1 FOR UPDATE", [
-        record.effectId,
-      ]);
+      await lockSlotAndRecord(tx, record);
       const now = await findExecution(tx, input.executionId);
       if (now?.frontier !== "AMBIGUOUS")
         return { status: "not_ambiguous", frontier: now?.frontier ?? null };
-      const open = await tx.query<{ attempt_id: unknown; effect_id: string }>(
-        "SELECT attempt_id, effect_id FROM open_attempts WHERE scope = $1 AND effect_type = $2 ORDER BY attempt_id LIMIT 1",
-        [record.scope, record.effectType],
-      );
-      const busy = open.rows[0];
-      if (busy !== undefined)
-        return {
-          status: "scope_busy",
-          attemptId: toId(busy.attempt_id),
-          blockingEffectId: busy.effect_id,
-        };
+      const busy = await openAttemptInSlot(tx, record);
+      if (busy !== null) return { status: "scope_busy", ...busy };
       const count = await tx.query<{ n: unknown }>(
         "SELECT count(*) AS n FROM dispatch_attempts WHERE execution_id = $1",
         [input.executionId],
       );
       const attempts = Number(count.rows[0]?.n ?? 0);
       if (attempts >= input.maxAttempts) return { status: "attempt_cap", attempts };
-      const inserted = await tx.query<{ attempt_id: unknown; attempt_no: number }>(
-        `INSERT INTO dispatch_attempts (execution_id, operation_id, attempt_no, kind, adapter_id, declaration_digest,
-                                        idempotency_key, request_digest, gate_decision_id, owner_worker_id, fencing_token)
-         SELECT $1, $2, COALESCE(MAX(attempt_no), 0) + 1, 'c1_replay_probe', $3, $4, $2, $5, NULL, $6, $7
-           FROM dispatch_attempts WHERE execution_id = $1
-         RETURNING attempt_id, attempt_no`,
-        [
-          input.executionId,
-          now.operationId,
-          record.adapterId,
-          record.declarationDigest,
-          canonicalDigest({ replay_probe: now.operationId }),
-          input.lease.workerId,
-          input.lease.fencingToken,
-        ],
-      );
+
+      const { decision, decisionId, repeated } = await decideGate(tx, {
+        record,
+        executions: await listExecutions(tx, record.effectId),
+        execution: now,
+        variant: "c1_replay_probe",
+        waiveExecutionId: now.executionId,
+        suppressRepeatedDeny: true,
+      });
+      if (decision.outcome === "DENY") {
+        return {
+          status: "denied",
+          check: decision.denyCheck ?? "dedup",
+          cause: decision.cause ?? "denied",
+          decisionId,
+          repeated,
+        };
+      }
+      const sent = await readExecutionParameters(tx, record.effectId, now.step);
+      const allowed = await insertAttempt(tx, {
+        record,
+        executionId: input.executionId,
+        operationId: now.operationId,
+        kind: "c1_replay_probe",
+        requestDigest: canonicalDigest({
+          effect_type: record.effectType,
+          payload_digest: sent.parametersDigest,
+          replay_probe: true,
+        }),
+        decisionId,
+        lease: input.lease,
+      });
       return {
         status: "claimed",
+        allowed,
         record,
-        attemptId: toId(inserted.rows[0]?.attempt_id),
-        attemptNo: Number(inserted.rows[0]?.attempt_no),
+        attemptId: allowed.attemptId,
+        attemptNo: allowed.attemptNo,
         operationId: now.operationId,
+        parameters: sent.parameters,
       };
     });
   } catch (e) {

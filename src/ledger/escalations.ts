@@ -1,6 +1,6 @@
 /**
  * ledger/escalations — an execution handed to a human by the reconciler (no covering key,
- * C3, INDETERMINATE budget spent, attempt cap). Parked-AMBIGUOUS is not a finding (§2.2),
+ * C3, INDETERMINATE budget spent, attempt cap) or because the gate denied automatic work. Parked-AMBIGUOUS is not a finding (§2.2),
  * so this is its own append-only fact (sql/migrations/0020), written once per reason.
  * Imports: core, db, ledger.
  */
@@ -13,6 +13,8 @@ export const EscalationReason = {
   opaque_destination: "opaque_destination",
   indeterminate_budget: "indeterminate_budget",
   attempt_cap: "attempt_cap",
+  /** Automatic work (a C1 replay, a policy or resumed re-dispatch) the gate denied (0040). */
+  gate_denied: "gate_denied",
 } as const;
 /** One escalation reason. */
 export type EscalationReason = (typeof EscalationReason)[keyof typeof EscalationReason];

@@ -4,7 +4,10 @@
  * branch_lineage → dedup); the first deny stops and later checks are `not_reached`.
  * Unlike the reference (GAP 9), a latest execution in SETTLED_FAILED is denied BY the dedup
  * check itself with cause `retryable_failed`, so the stored checks always show which check
- * denied and why. Imports: core.
+ * denied and why. The dedup check reads evidence as well as lifecycle: an effect the
+ * destination is known to hold (a PRESENT probe, a CONTRADICTED `failed_but_present` finding
+ * in any resolution status, a late OK response) is never sent again, whatever the lifecycle
+ * says — cause `present_at_destination`. Imports: core.
  */
 import { canonicalDigest } from "../core/canonical.js";
 import type { EffectClass, GateCheck, GateVariant, LifecycleState } from "../core/state-tables.js";
@@ -32,6 +35,21 @@ export interface GateExecution {
   readonly findingIds: readonly number[];
 }
 
+/** Facts showing that the destination holds an effect of the record. */
+export interface PresenceEvidence {
+  /** status_probes that answered PRESENT (reconcile, audit or sweep). */
+  readonly probeIds: readonly number[];
+  /** CONTRADICTED findings with direction `failed_but_present`, whatever their resolution. */
+  readonly findingIds: readonly number[];
+  /** late_responses reporting OK: the destination said it created the effect. */
+  readonly lateResponseIds: readonly number[];
+}
+
+/** True when any fact shows the destination holds the effect. */
+export function showsPresence(p: PresenceEvidence): boolean {
+  return p.probeIds.length + p.findingIds.length + p.lateResponseIds.length > 0;
+}
+
 /** Everything the gate decides on. Advisory output has no field here (I9). */
 export interface GateInputs {
   readonly effectId: string;
@@ -51,7 +69,9 @@ export interface GateInputs {
   /** All executions, ascending by step; the last one is the one being claimed. */
   readonly executions: readonly GateExecution[];
   readonly parameterVariantDigests: readonly string[];
-  /** recovery_redispatch only: the execution that may not block itself. */
+  /** Evidence that the destination holds an effect of this record (any execution). */
+  readonly presence: PresenceEvidence;
+  /** A replay of it, or a recovery re-dispatch: the execution that may not block itself. */
   readonly waiveExecutionId?: number;
 }
 
@@ -157,6 +177,19 @@ function checkDedup(inputs: GateInputs): Verdict {
           finding_ids: e.findingIds,
         })),
         parameter_variants: inputs.parameterVariantDigests,
+      },
+    };
+  }
+  if (showsPresence(inputs.presence)) {
+    // Evidence over lifecycle: an accepted contradiction or a late OK leaves the lifecycle
+    // SETTLED_FAILED, yet the destination holds the effect. Sending again would duplicate it.
+    return {
+      denied: true,
+      evidence: {
+        cause: "present_at_destination",
+        probe_ids: inputs.presence.probeIds,
+        finding_ids: inputs.presence.findingIds,
+        late_response_ids: inputs.presence.lateResponseIds,
       },
     };
   }

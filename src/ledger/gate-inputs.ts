@@ -6,7 +6,12 @@
  */
 import type { GateVariant } from "../core/state-tables.js";
 import type { Queryable } from "../db/db.js";
-import type { GateAuthority, GateExecution, GateInputs } from "./gate-evaluate.js";
+import type {
+  GateAuthority,
+  GateExecution,
+  GateInputs,
+  PresenceEvidence,
+} from "./gate-evaluate.js";
 import { isoSql, toId } from "./sql-util.js";
 import type { ExecutionFrontier, StoredRecord } from "./types.js";
 
@@ -99,6 +104,29 @@ async function readCitations(
   }));
 }
 
+/** Every fact showing the destination holds an effect of `effectId` (see gate-evaluate). */
+export async function readPresence(q: Queryable, effectId: string): Promise<PresenceEvidence> {
+  const { rows } = await q.query<{ kind: string; id: unknown }>(
+    `SELECT 'probe' AS kind, p.probe_id AS id FROM status_probes p
+       JOIN effect_executions x ON x.execution_id = p.execution_id
+      WHERE x.effect_id = $1 AND p.result = 'PRESENT'
+     UNION ALL
+     SELECT 'finding', f.finding_id FROM findings f
+      WHERE f.effect_id = $1 AND f.classification = 'CONTRADICTED'
+        AND f.evidence->>'direction' = 'failed_but_present'
+     UNION ALL
+     SELECT 'late', l.late_id FROM late_responses l
+       JOIN dispatch_attempts a ON a.attempt_id = l.attempt_id
+       JOIN effect_executions x ON x.execution_id = a.execution_id
+      WHERE x.effect_id = $1 AND l.transport_outcome = 'OK'
+     ORDER BY 1, 2`,
+    [effectId],
+  );
+  const ids = (kind: string): number[] =>
+    rows.filter((r) => r.kind === kind).map((r) => toId(r.id));
+  return { probeIds: ids("probe"), findingIds: ids("finding"), lateResponseIds: ids("late") };
+}
+
 /** Reads every gate input for `record` under the claim transaction's locks. */
 export async function readGateInputs(
   q: Queryable,
@@ -136,6 +164,7 @@ export async function readGateInputs(
     branchCancelled: branch,
     executions: await readCitations(q, record.effectId, executions),
     parameterVariantDigests: variants.rows.map((r) => r.parameters_digest),
+    presence: await readPresence(q, record.effectId),
     ...(waiveExecutionId === undefined ? {} : { waiveExecutionId }),
   };
 }

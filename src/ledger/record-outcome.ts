@@ -143,3 +143,19 @@ export async function recordOutcome(db: Db, input: OutcomeInput): Promise<Outcom
     };
   });
 }
+
+/**
+ * Records what an adapter answered after the engine had given up waiting (the receipt says
+ * `call_unsettled`). Never a receipt — the attempt already has one — but always kept: a late OK
+ * is the destination saying the effect exists, flagged when it contradicts the settlement so
+ * the audit picks it up.
+ */
+export async function recordLateResult(
+  db: Db,
+  input: OutcomeInput,
+): Promise<{ lateId: number; contradictsSettle: boolean }> {
+  return db.transaction(async (tx) => {
+    const frontier = (await findExecution(tx, input.executionId))?.frontier ?? null;
+    return insertLateResponse(tx, input, frontier, { late_reason: "settled_after_deadline" });
+  });
+}

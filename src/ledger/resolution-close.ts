@@ -70,7 +70,10 @@ export async function closeCompensatedFindings(
 export interface ClosableResolutions {
   /** Compensating effects that are SETTLED_COMMITTED while a COMPENSATED finding cites them. */
   readonly compensatingEffects: readonly string[];
-  /** Effects with a REDISPATCHED finding and a committed replacement execution. */
+  /**
+   * Effects with a REDISPATCHED finding that have committed since: by the replacement, or by a
+   * retry after the replacement failed (any execution after the decision carries it out).
+   */
   readonly replacedEffects: readonly string[];
 }
 
@@ -89,8 +92,7 @@ export async function listClosableResolutions(q: Queryable): Promise<ClosableRes
     `SELECT DISTINCT f.effect_id FROM findings f
       WHERE f.effect_id IS NOT NULL AND ${CURRENT_STATUS_SQL} = 'REDISPATCHED'
         AND EXISTS (SELECT 1 FROM execution_frontiers x
-                     WHERE x.effect_id = f.effect_id AND x.opened_by = 'resolve_redispatch'
-                       AND x.frontier = 'SETTLED_COMMITTED')
+                     WHERE x.effect_id = f.effect_id AND x.frontier = 'SETTLED_COMMITTED')
       ORDER BY f.effect_id`,
   );
   return {

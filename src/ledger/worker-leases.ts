@@ -1,10 +1,11 @@
 /**
  * ledger/worker-leases — worker registrations and renewals through the locked lease
- * functions of sql/migrations/0020 (D2). A fencing token comes from a sequence at each
+ * functions of sql/migrations/0020 and 0048 (D2). A fencing token comes from a sequence at each
  * registration; renewing a lease that is no longer live fails with lease_lost (the worker
  * must register again, with a new token). Times are the database clock, so every process
  * agrees on expiry. Imports: core, db, ledger.
  */
+import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { Db, Queryable } from "../db/db.js";
 import { isoSql, relabelLeaseLost, toId } from "./sql-util.js";
 import type { WorkerLease } from "./types.js";
@@ -14,18 +15,42 @@ export interface GrantedLease extends WorkerLease {
   readonly expiresAt: string;
 }
 
-/** Registers `workerId` with a new token; supersedes any earlier lease of the same id. */
+/**
+ * Registers `workerId` with a new token. Refused with `worker_id_in_use` (retryable) while
+ * another lease of the same id is live — one live engine per worker id — unless that live
+ * lease is `supersedes`: the caller's own earlier lease, which the new one then fences out.
+ */
 export async function registerWorker(
   db: Db,
   workerId: string,
   ttlMs: number,
+  supersedes: number | null = null,
 ): Promise<GrantedLease> {
-  const { rows } = await db.query<{ fencing_token: unknown; expires_at: string }>(
-    `SELECT fencing_token, ${isoSql("expires_at")} AS expires_at FROM ledger_lease_register($1, $2)`,
-    [workerId, Math.ceil(ttlMs)],
-  );
-  const row = rows[0];
-  return { workerId, fencingToken: toId(row?.fencing_token), expiresAt: row?.expires_at ?? "" };
+  try {
+    const { rows } = await db.query<{ fencing_token: unknown; expires_at: string }>(
+      `SELECT fencing_token, ${isoSql("expires_at")} AS expires_at
+         FROM ledger_lease_register($1, $2, $3::bigint)`,
+      [workerId, Math.ceil(ttlMs), supersedes],
+    );
+    const row = rows[0];
+    return { workerId, fencingToken: toId(row?.fencing_token), expiresAt: row?.expires_at ?? "" };
+  } catch (e) {
+    if (!(e instanceof IrrevonError) || e.code !== ErrorCode.worker_id_in_use) throw e;
+    const { rows } = await db.query<{ expires_at: string }>(
+      `SELECT ${isoSql("expires_at")} AS expires_at FROM worker_leases
+        WHERE worker_id = $1 ORDER BY lease_seq DESC LIMIT 1`,
+      [workerId],
+    );
+    throw new IrrevonError(
+      ErrorCode.worker_id_in_use,
+      `worker id ${workerId} is in use by another live engine; give each process its own worker id`,
+      {
+        retryable: true,
+        details: { worker_id: workerId, live_until: rows[0]?.expires_at ?? null },
+        cause: e,
+      },
+    );
+  }
 }
 
 /** Extends a live lease; throws lease_lost if it is not live any more. */
@@ -48,6 +73,22 @@ export async function renewWorker(
 /** Ends a lease now (clean shutdown). */
 export async function releaseWorker(db: Db, lease: WorkerLease): Promise<void> {
   await db.query("SELECT ledger_lease_release($1, $2)", [lease.workerId, lease.fencingToken]);
+}
+
+/**
+ * Releases every lease still live in the ledger; returns how many. Only for a ledger this
+ * process owns exclusively (an embedded data directory under its lock): every such lease was
+ * then left by a process that is gone, and releasing it lets a restart reuse its worker id at
+ * once and lets recovery adjudicate its attempts without waiting for the lease to run out.
+ */
+export async function releaseLeasesOfGoneProcesses(db: Db): Promise<number> {
+  const { rows } = await db.query<{ worker_id: string }>(
+    `SELECT l.worker_id, ledger_lease_release(l.worker_id, l.fencing_token)
+       FROM (SELECT DISTINCT ON (worker_id) worker_id, fencing_token, event, expires_at
+               FROM worker_leases ORDER BY worker_id, lease_seq DESC) l
+      WHERE l.event <> 'release' AND l.expires_at > clock_timestamp()`,
+  );
+  return rows.length;
 }
 
 /** Why an owner's lease is not live, for recovery evidence. */

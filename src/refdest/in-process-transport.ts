@@ -4,7 +4,8 @@
  * may not import adapters; the compiler checks the two agree wherever they meet). Requests go
  * through the same router as the HTTP server, so only public routes answer without the control
  * token. A drop becomes a transport error after the request was sent; a reply slower than the
- * deadline becomes a timeout (the destination still finishes its work, as a real one would).
+ * deadline, or than the caller's AbortSignal, becomes a timeout (the destination still finishes
+ * its work, as a real one would).
  * Imports: core.
  */
 import { canonicalJson } from "./destination-ref.js";
@@ -18,6 +19,7 @@ export interface InProcessRequest {
   readonly body: string | null;
   readonly deadlineMs: number;
   readonly maxResponseBytes: number;
+  readonly signal?: AbortSignal;
 }
 
 export type InProcessExchange =
@@ -50,11 +52,16 @@ export function createInProcessTransport(
       body: req.body ?? "",
     });
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const deadline = new Promise<"deadline">((resolve) => {
       timer = setTimeout(() => resolve("deadline"), req.deadlineMs);
+      onAbort = () => resolve("deadline");
+      if (req.signal?.aborted === true) onAbort();
+      req.signal?.addEventListener("abort", onAbort, { once: true });
     });
     const reply = await Promise.race([replyPromise, deadline]);
     clearTimeout(timer);
+    if (onAbort !== undefined) req.signal?.removeEventListener("abort", onAbort);
     if (reply === "deadline") return { kind: "timeout", sendState: "sent_no_response" };
     if (reply.kind === "drop")
       return { kind: "transport_error", sendState: "sent_no_response", errorCode: "ECONNRESET" };

@@ -1,6 +1,6 @@
 /**
- * refdest — the reference destination: a deterministic, fault-injectable C1/C2/C3 destination
- * with a virtual clock, read lag and a truth log (§5.7). Public surface for the CLI, the test
+ * refdest — the reference destination: a fault-injectable C1/C2/C3 destination with one clock
+ * (real by default, injectable for deterministic runs), read lag and a truth log (§5.7). Public surface for the CLI, the test
  * kit, the benchmark harness and the demo. Imports: core.
  */
 import { Refdest } from "./refdest.js";
@@ -33,7 +33,13 @@ export {
 } from "./fault-schedule.js";
 export type { FaultEntry } from "./fault-schedule.js";
 export { deriveDestinationRef, canonicalDigest } from "./destination-ref.js";
-export { REFDEST_EPOCH_ISO, isoAtSeconds } from "./virtual-clock.js";
+export {
+  REFDEST_EPOCH_ISO,
+  isoAtSeconds,
+  frozenTimeSource,
+  monotonicTimeSource,
+} from "./virtual-clock.js";
+export type { RefdestTimeSource } from "./virtual-clock.js";
 export { MAX_BODY_BYTES, MAX_PAYLOAD_BYTES } from "./json-limits.js";
 export { RefdestTier, RefdestOp, RefdestErrorCode, REFDEST_TIERS } from "./wire-types.js";
 export type {

@@ -4,17 +4,27 @@
  * naming the field). Imports: core.
  */
 import { IrrevonError } from "../core/errors.js";
+import type { RefdestTimeSource } from "./virtual-clock.js";
 import type { RefdestOp, RefdestTier } from "./wire-types.js";
 
 export interface RefdestOptions {
   readonly tier: RefdestTier;
   /** Non-negative safe integer; refs are derived from it. */
   readonly seed: number;
-  /** Profile read lag for every created effect (C1/C2), in destination seconds. Default 0. */
+  /**
+   * Profile read lag for every created effect (C1/C2), in seconds of destination time — the
+   * same clock as everything else here (real seconds by default). Default 0.
+   */
   readonly lagSeconds?: number;
+  /**
+   * Where destination time comes from (default: the host's monotonic clock, real seconds).
+   * Tests inject their manual clock so engine and destination share one time line, or
+   * `frozenTimeSource` for byte-identical runs.
+   */
+  readonly clock?: RefdestTimeSource;
   /** Store every payload enriched (server fields added), so stored digests never match. */
   readonly enrichmentQuirk?: boolean;
-  /** C1 replay window in destination seconds. Default 86 400 (the declared PT24H). */
+  /** C1 replay window in seconds of destination time. Default 86 400 (the declared PT24H). */
   readonly idempotencyWindowSeconds?: number;
   /** Control token; a fresh random one when omitted. */
   readonly controlToken?: string;

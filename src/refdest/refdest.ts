@@ -1,10 +1,11 @@
 /**
  * refdest/refdest — the in-process reference destination (§5.7): one tier (C1 keyed, C2
- * queryable, C3 notify-only), a seed, a virtual clock, a fault schedule, a truth log and a
+ * queryable, C3 notify-only), a seed, one clock (virtual-clock: real elapsed time unless a
+ * time source is injected; lag and the C1 window are measured on it), a fault schedule, a truth log and a
  * request log. Every operation answers a RefdestReply (a JSON response or a dropped connection)
  * so the HTTP server and the in-process transport behave byte-for-byte alike.
  *
- * Order inside a write (create/notify), after the clock ticks and a fault is taken:
+ * Order inside a write (create/notify), after the request is numbered and a fault is taken:
  * THROTTLE_429 → DROP_RESPONSE_BEFORE_COMMIT → ERROR_5XX_NO_COMMIT → DELAY without commit (504
  * after the delay, nothing stored) → C1 replay/mismatch → `payload.reject === true` (400) →
  * store (twice under DUPLICATE_ACCEPT) → DROP_RESPONSE_AFTER_COMMIT / ERROR_5XX_AFTER_COMMIT /
@@ -38,7 +39,13 @@ import {
   type OobInput,
   type RefdestOptions,
 } from "./refdest-options.js";
-import { isoAtSeconds, secondsAfterEpochOf, VirtualClock } from "./virtual-clock.js";
+import {
+  isoAtSeconds,
+  monotonicTimeSource,
+  secondsAfterEpochOf,
+  VirtualClock,
+  type RefdestTimeSource,
+} from "./virtual-clock.js";
 import {
   errorReply,
   type EffectView,
@@ -56,7 +63,8 @@ export class Refdest {
   readonly enrichmentQuirk: boolean;
   readonly controlToken: string;
   #seed: number;
-  #clock = new VirtualClock();
+  readonly #timeSource: RefdestTimeSource;
+  #clock: VirtualClock;
   #store: EffectStore;
   #faults = new FaultSchedule();
   #keys: IdempotencyCache;
@@ -66,6 +74,8 @@ export class Refdest {
 
   constructor(options: RefdestOptions) {
     this.tier = checkTier(options.tier);
+    this.#timeSource = options.clock ?? monotonicTimeSource;
+    this.#clock = new VirtualClock(this.#timeSource);
     this.#seed = checkSeed(options.seed);
     this.lagSeconds = checkSeconds("lagSeconds", options.lagSeconds ?? 0);
     this.enrichmentQuirk = options.enrichmentQuirk ?? false;
@@ -91,7 +101,7 @@ export class Refdest {
     return this.#seed;
   }
 
-  /** API requests served so far (each ticked the clock once). */
+  /** API requests served so far (each got the next sequence number). */
   get requestCount(): number {
     return this.#clock.requestCount;
   }
@@ -156,7 +166,7 @@ export class Refdest {
     const fromSeconds = secondsAfterEpochOf(input.from);
     const toSeconds = secondsAfterEpochOf(input.to);
     const limit = input.limit ?? MAX_LIST_LIMIT;
-    // Bad arguments are refused before the clock ticks: they are not API calls that ran.
+    // Bad arguments are refused before the request is numbered: they are not API calls that ran.
     if (fromSeconds === null)
       return Promise.resolve(
         errorReply(400, "invalid_request", "from must be an ISO 8601 instant with a zone", {
@@ -211,7 +221,7 @@ export class Refdest {
   reset(options: { readonly seed?: number } = {}): void {
     this.#seed = options.seed === undefined ? this.#seed : checkSeed(options.seed);
     this.cancelPendingDelays();
-    this.#clock = new VirtualClock();
+    this.#clock = new VirtualClock(this.#timeSource);
     this.#store.reset(this.#seed);
     this.#faults.clear();
     this.#keys.clear();

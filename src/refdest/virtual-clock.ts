@@ -1,19 +1,39 @@
 /**
- * refdest/virtual-clock — the reference destination's deterministic clock (§5.7).
- * Destination time is `2026-07-21T00:00:00Z + (request_count + advanced) seconds`: every
- * public API call (and every out-of-band creation) ticks it by one second, and the control API
- * may jump it forward (to expire an idempotency window or a read lag without thousands of
- * requests). Wall-clock time never enters destination state, so two runs with the same seed
- * and schedule produce the same timestamps. Imports: nothing.
+ * refdest/virtual-clock — the reference destination's ONE clock (§5.7). Destination time is
+ * `2026-07-21T00:00:00Z + elapsed + advanced`, where `elapsed` is measured by a time source:
+ * by default the host's monotonic clock (real seconds since the destination started or was
+ * reset), or one the caller injects (a test's manual clock, a frozen clock for byte-identical
+ * runs). Everything time-based the destination does — created_at, read lag, the C1 idempotency
+ * window — is measured on this one clock, so a declaration that states a lag or a window in
+ * seconds is true of the destination in real seconds (item: "one clock per declaration"; an
+ * earlier version measured lag in request ticks, so a declared PT30S could last for hours of
+ * quiet traffic and yield a false LOST). Requests are still counted (sequence numbers), but
+ * they no longer move time. The control API may jump time forward (`advance`). Imports: nothing.
  */
+import { performance } from "node:perf_hooks";
 
-/** The destination's epoch: request 0 happens at this instant. */
+/** The destination's epoch: destination time 0 is this instant. */
 export const REFDEST_EPOCH_ISO = "2026-07-21T00:00:00Z";
 const EPOCH_MS = Date.parse(REFDEST_EPOCH_ISO);
 
-/** Render a destination time (whole seconds after the epoch) as `YYYY-MM-DDTHH:MM:SSZ`. */
+/** Where elapsed destination time comes from (milliseconds; only differences matter). */
+export interface RefdestTimeSource {
+  nowMs(): number;
+}
+
+/** The host's monotonic clock: real time, never stepped by NTP. */
+export const monotonicTimeSource: RefdestTimeSource = { nowMs: () => performance.now() };
+
+/** A clock that never moves on its own (only `advance` moves it): byte-identical runs. */
+export const frozenTimeSource: RefdestTimeSource = { nowMs: () => 0 };
+
+/**
+ * Render a destination time (seconds after the epoch, possibly fractional) as ISO 8601 UTC:
+ * `YYYY-MM-DDTHH:MM:SSZ` for whole seconds, with milliseconds otherwise.
+ */
 export function isoAtSeconds(secondsAfterEpoch: number): string {
-  return new Date(EPOCH_MS + secondsAfterEpoch * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const ms = Math.floor(secondsAfterEpoch * 1000);
+  return new Date(EPOCH_MS + ms).toISOString().replace(/\.000Z$/, "Z");
 }
 
 /** Seconds (possibly fractional) after the epoch of an ISO 8601 instant, or null if it is not one we accept. */
@@ -25,12 +45,19 @@ export function secondsAfterEpochOf(iso: string): number | null {
   return Number.isFinite(ms) ? (ms - EPOCH_MS) / 1000 : null;
 }
 
-/** Request counter plus manual advances; `now` is in whole seconds after the epoch. */
+/** Request counter plus destination time (elapsed on the time source, plus manual advances). */
 export class VirtualClock {
+  readonly #source: RefdestTimeSource;
+  readonly #startMs: number;
   #requestCount = 0;
   #advancedSeconds = 0;
 
-  /** Count one request and return its sequence number (1-based). */
+  constructor(source: RefdestTimeSource = monotonicTimeSource) {
+    this.#source = source;
+    this.#startMs = source.nowMs();
+  }
+
+  /** Count one request and return its sequence number (1-based). Time does not move. */
   tick(): number {
     this.#requestCount += 1;
     return this.#requestCount;
@@ -45,8 +72,10 @@ export class VirtualClock {
     return this.#requestCount;
   }
 
+  /** Destination time in seconds after the epoch (millisecond resolution). */
   get nowSeconds(): number {
-    return this.#requestCount + this.#advancedSeconds;
+    const elapsedMs = Math.max(0, Math.floor(this.#source.nowMs() - this.#startMs));
+    return elapsedMs / 1000 + this.#advancedSeconds;
   }
 
   get nowIso(): string {

@@ -30,6 +30,9 @@ export const HISTORY_INVARIANTS: readonly HistoryInvariant[] = Object.values(His
 export interface LedgerRecordFact {
   readonly effectId: string;
   readonly branchRef: string | null;
+  /** The adapter the record dispatches through; when both this and the destination's are known,
+   * only records of the destination's own adapter can explain its effects. */
+  readonly adapterId?: string;
 }
 export interface LedgerExecutionFact {
   readonly executionId: number;
@@ -101,6 +104,8 @@ export interface DestinationRequestFact {
   readonly idempotencyKey: string | null;
 }
 export interface DestinationHistory {
+  /** The adapter that lists this destination (optional for single-destination histories). */
+  readonly adapterId?: string;
   readonly effects: readonly DestinationEffectFact[];
   readonly requests: readonly DestinationRequestFact[];
 }
@@ -149,6 +154,25 @@ function group<T, K>(items: readonly T[], key: (t: T) => K): Map<K, T[]> {
   return out;
 }
 
+/**
+ * Which records may explain this destination's effects: all of them, unless both the
+ * destination and the record name their adapter, in which case only the same adapter's.
+ */
+function ofDestinationAdapter(
+  ledger: LedgerHistory,
+  destination: DestinationHistory,
+): (effectId: string) => boolean {
+  const adapterOf = new Map(ledger.records.map((r) => [r.effectId, r.adapterId]));
+  return (effectId) => {
+    const adapterId = adapterOf.get(effectId);
+    return (
+      destination.adapterId === undefined ||
+      adapterId === undefined ||
+      adapterId === destination.adapterId
+    );
+  };
+}
+
 /** Checks one run's history; an empty `violations` list means every invariant held. */
 export function checkHistory(
   ledger: LedgerHistory,
@@ -166,7 +190,10 @@ export function checkHistory(
   };
 
   const records = new Map(ledger.records.map((r) => [r.effectId, r]));
-  const executionsByOp = new Map(ledger.executions.map((x) => [x.operationId, x]));
+  const sameAdapter = ofDestinationAdapter(ledger, destination);
+  const executionsByOp = new Map(
+    ledger.executions.filter((x) => sameAdapter(x.effectId)).map((x) => [x.operationId, x]),
+  );
   const executionsByEffect = group(ledger.executions, (x) => x.effectId);
   const attemptsByExecution = group(ledger.attempts, (a) => a.executionId);
   const decisions = new Map(ledger.decisions.map((d) => [d.decisionId, d]));
@@ -183,7 +210,8 @@ export function checkHistory(
   const cancelledAt = new Map(ledger.branchCancellations.map((b) => [b.branchRef, b.cancelledMs]));
   const refToOperation = new Map<string, string>();
   for (const a of ledger.attempts) {
-    if (a.receipt?.destinationRef) refToOperation.set(a.receipt.destinationRef, a.operationId);
+    if (a.receipt?.destinationRef && executionsByOp.has(a.operationId))
+      refToOperation.set(a.receipt.destinationRef, a.operationId);
   }
   const hasFinding = (effectId: string, classification: string): boolean =>
     (findingsByEffect.get(effectId) ?? []).some((f) => f.classification === classification);
@@ -279,7 +307,7 @@ export function checkHistory(
       );
     }
   }
-  for (const x of ledger.executions) {
+  for (const x of executionsByOp.values()) {
     const n = effectsByOperation.get(x.operationId) ?? 0;
     const contradicted = hasFinding(x.effectId, "CONTRADICTED");
     const subject = { operation_id: x.operationId, effect_id: x.effectId, frontier: x.frontier };
@@ -300,7 +328,9 @@ export function checkHistory(
   }
 
   const allowedEffects = new Set(
-    ledger.decisions.filter((d) => d.outcome === "ALLOW").map((d) => d.effectId),
+    ledger.decisions
+      .filter((d) => d.outcome === "ALLOW" && sameAdapter(d.effectId))
+      .map((d) => d.effectId),
   );
   const candidates = new Set([...allowedEffects, ...(scenario.legitimate ?? [])]);
   for (const effectId of candidates) {
@@ -368,4 +398,184 @@ export function countByInvariant(
   >;
   for (const v of violations) out[v.invariant] += v.count;
   return out;
+}
+
+/**
+ * What a destination effect is, by the explanation rule (docs/engine.md "What explains a
+ * destination effect"): EXPLAINED by a claimed attempt of the same adapter, at most one effect
+ * per execution; otherwise the finding class the ledger must report it under.
+ */
+export const EffectClass = {
+  EXPLAINED: "EXPLAINED",
+  DUPLICATE: "DUPLICATE",
+  CONTRADICTED: "CONTRADICTED",
+  ORPHANED: "ORPHANED",
+} as const;
+export type EffectClass = (typeof EffectClass)[keyof typeof EffectClass];
+
+/** Why an effect got its class. */
+export const EffectReason = {
+  /** The one effect of a claimed, not failed, execution. */
+  claimed: "claimed",
+  /** A further copy carrying the key of an execution that already has its effect. */
+  extra_copy: "extra_copy",
+  /** The effect of an execution settled FAILED. */
+  failed_but_present: "failed_but_present",
+  /** The effect of an earlier or later execution of an intent that already has its effect. */
+  intent_excess: "intent_excess",
+  /** Carries no key of any record of this adapter. */
+  no_record: "no_record",
+  /** Carries the key of a record that dispatches through another adapter. */
+  other_adapter: "other_adapter",
+  /** Carries the key of an execution the gate denied and that was never claimed. */
+  denied: "denied",
+  /** Carries the key of a cancelled execution that was never claimed. */
+  cancelled: "cancelled",
+  /** Carries the key of an execution that was never claimed. */
+  never_dispatched: "never_dispatched",
+} as const;
+export type EffectReason = (typeof EffectReason)[keyof typeof EffectReason];
+
+export interface EffectClassification {
+  readonly destinationRef: string;
+  readonly effectClass: EffectClass;
+  readonly reason: EffectReason;
+  /** The operation whose key (or receipt) the effect carries, if any. */
+  readonly operationId: string | null;
+}
+
+/** Classes in the order they win when one effect qualifies for several. */
+const CLASS_RANK: Readonly<Record<EffectClass, number>> = {
+  ORPHANED: 0,
+  CONTRADICTED: 1,
+  DUPLICATE: 2,
+  EXPLAINED: 3,
+};
+
+/** Why an unclaimed execution's key cannot explain an effect. */
+function unclaimedReason(
+  execution: LedgerExecutionFact,
+  decisions: readonly LedgerDecisionFact[],
+): EffectReason {
+  if (execution.frontier === "CANCELLED") return EffectReason.cancelled;
+  const denied = decisions.some(
+    (d) => d.outcome === "DENY" && d.executionId === execution.executionId,
+  );
+  return denied ? EffectReason.denied : EffectReason.never_dispatched;
+}
+
+/**
+ * Classifies every effect of one destination by the explanation rule: an effect is explained
+ * only by a CLAIMED attempt (an attempt under an ALLOW decision) of an execution of the same
+ * adapter, and each execution explains one effect (its receipt's, else its earliest); an
+ * intent explains one effect (its committed execution's, else its earliest). Everything else:
+ * no claimed attempt ⇒ ORPHANED; the effect of an execution settled FAILED ⇒ CONTRADICTED;
+ * a further copy of an execution's or an intent's effect ⇒ DUPLICATE. In destination order.
+ */
+export function classifyDestinationEffects(
+  ledger: LedgerHistory,
+  destination: DestinationHistory,
+): EffectClassification[] {
+  const sameAdapter = ofDestinationAdapter(ledger, destination);
+  const allExecutionsByOp = new Map(ledger.executions.map((x) => [x.operationId, x]));
+  const decisions = new Map(ledger.decisions.map((d) => [d.decisionId, d]));
+  const claimed = new Set(
+    ledger.attempts
+      .filter((a) => {
+        const d = a.gateDecisionId === null ? undefined : decisions.get(a.gateDecisionId);
+        return a.kind !== "c1_replay_probe" && d?.outcome === "ALLOW";
+      })
+      .map((a) => a.executionId),
+  );
+  const receiptRef = new Map<string, string>();
+  const refToOperation = new Map<string, string>();
+  for (const a of ledger.attempts) {
+    const ref = a.receipt?.destinationRef;
+    const x = allExecutionsByOp.get(a.operationId);
+    if (!ref || x === undefined || !sameAdapter(x.effectId)) continue;
+    refToOperation.set(ref, a.operationId);
+    if (!receiptRef.has(a.operationId)) receiptRef.set(a.operationId, ref);
+  }
+
+  const out = new Map<string, EffectClassification>();
+  const set = (c: EffectClassification): void => {
+    const prior = out.get(c.destinationRef);
+    if (prior === undefined || CLASS_RANK[c.effectClass] < CLASS_RANK[prior.effectClass])
+      out.set(c.destinationRef, c);
+  };
+  const ordered = [...destination.effects].sort((a, b) => a.requestSeq - b.requestSeq);
+  const byExecution = new Map<number, DestinationEffectFact[]>();
+  for (const e of ordered) {
+    const keyed = e.idempotencyKey ?? e.clientRef;
+    const byKey = keyed === null ? undefined : allExecutionsByOp.get(keyed);
+    const byRef = refToOperation.get(e.destinationRef);
+    const execution =
+      byKey !== undefined && sameAdapter(byKey.effectId)
+        ? byKey
+        : byRef === undefined
+          ? undefined
+          : allExecutionsByOp.get(byRef);
+    const base = { destinationRef: e.destinationRef, effectClass: EffectClass.ORPHANED };
+    if (execution === undefined) {
+      const reason = byKey === undefined ? EffectReason.no_record : EffectReason.other_adapter;
+      set({ ...base, reason, operationId: byKey?.operationId ?? null });
+      continue;
+    }
+    if (!claimed.has(execution.executionId)) {
+      const reason = unclaimedReason(execution, ledger.decisions);
+      set({ ...base, reason, operationId: execution.operationId });
+      continue;
+    }
+    const list = byExecution.get(execution.executionId) ?? [];
+    list.push(e);
+    byExecution.set(execution.executionId, list);
+  }
+
+  // One effect per execution: its receipt's, else its earliest.
+  const ownByEffect = new Map<string, { execution: LedgerExecutionFact; ref: string }[]>();
+  for (const x of ledger.executions) {
+    const effects = byExecution.get(x.executionId);
+    if (effects === undefined) continue;
+    const known = receiptRef.get(x.operationId);
+    const own = effects.find((e) => e.destinationRef === known) ?? effects[0];
+    if (own === undefined) continue;
+    for (const e of effects) {
+      if (e === own) continue;
+      set({
+        destinationRef: e.destinationRef,
+        effectClass: EffectClass.DUPLICATE,
+        reason: EffectReason.extra_copy,
+        operationId: x.operationId,
+      });
+    }
+    const failed = x.frontier === "SETTLED_FAILED";
+    set({
+      destinationRef: own.destinationRef,
+      effectClass: failed ? EffectClass.CONTRADICTED : EffectClass.EXPLAINED,
+      reason: failed ? EffectReason.failed_but_present : EffectReason.claimed,
+      operationId: x.operationId,
+    });
+    const owns = ownByEffect.get(x.effectId) ?? [];
+    owns.push({ execution: x, ref: own.destinationRef });
+    ownByEffect.set(x.effectId, owns);
+  }
+
+  // One effect per intent: its committed execution's, else its earliest.
+  for (const owns of ownByEffect.values()) {
+    const committed = owns.filter((o) => o.execution.frontier === "SETTLED_COMMITTED");
+    const keep = committed[committed.length - 1] ?? owns[0];
+    for (const o of owns) {
+      if (o === keep) continue;
+      set({
+        destinationRef: o.ref,
+        effectClass: EffectClass.DUPLICATE,
+        reason: EffectReason.intent_excess,
+        operationId: o.execution.operationId,
+      });
+    }
+  }
+  return ordered.flatMap((e) => {
+    const c = out.get(e.destinationRef);
+    return c === undefined ? [] : [c];
+  });
 }

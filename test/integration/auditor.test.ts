@@ -14,6 +14,7 @@ import {
   dispatch,
   effectAt,
   insertEffect,
+  insertProbe,
   openExecution,
   rawExecution,
   resolve,
@@ -194,6 +195,74 @@ const PLANTS: readonly Plant[] = [
       ),
   },
   {
+    name: "AMBIGUOUS left citing a probe that does not exist",
+    rules: ["evidence_citation"],
+    plant: async (l) =>
+      rawTransition(
+        l.superuser,
+        await effectAt(l.superuser, "AMBIGUOUS"),
+        "AMBIGUOUS",
+        "SETTLED_FAILED",
+        "reconciled_absent",
+        "reconciler",
+        { probe_ids: [424242] },
+      ),
+  },
+  {
+    name: "AMBIGUOUS left as failed citing one ABSENT read of the execution",
+    rules: ["evidence_citation"],
+    plant: async (l) => {
+      const ex = await effectAt(l.superuser, "AMBIGUOUS");
+      const probe = await insertProbe(l.superuser, ex.executionId, "ABSENT");
+      await rawTransition(
+        l.superuser,
+        ex,
+        "AMBIGUOUS",
+        "SETTLED_FAILED",
+        "reconciled_absent",
+        "reconciler",
+        {
+          probe_ids: [probe],
+        },
+      );
+    },
+  },
+  {
+    name: "AMBIGUOUS left as committed citing another execution's receipt",
+    rules: ["evidence_citation"],
+    plant: async (l) => {
+      const other = await effectAt(l.superuser, "SETTLED_COMMITTED");
+      const { rows } = await l.superuser.query<{ receipt_id: number }>(
+        `SELECT r.receipt_id FROM dispatch_receipts r JOIN dispatch_attempts a ON a.attempt_id = r.attempt_id
+          WHERE a.execution_id = $1`,
+        [other.executionId],
+      );
+      await rawTransition(
+        l.superuser,
+        await effectAt(l.superuser, "AMBIGUOUS"),
+        "AMBIGUOUS",
+        "SETTLED_COMMITTED",
+        "replay_ok",
+        "reconciler",
+        { receipt_id: Number(rows[0]?.receipt_id) },
+      );
+    },
+  },
+  {
+    name: "a finding citing another effect's probe",
+    rules: ["evidence_citation"],
+    plant: async (l) => {
+      const other = await effectAt(l.superuser, "SETTLED_FAILED");
+      const probe = await insertProbe(l.superuser, other.executionId, "PRESENT");
+      const ex = await effectAt(l.superuser, "SETTLED_FAILED");
+      await l.superuser.query(
+        `INSERT INTO findings (effect_id, adapter_id, classification, evidence, evidence_digest, created_by)
+         VALUES ($1, 'refdest', 'CONTRADICTED', $2::jsonb, 'd', 'reconciler')`,
+        [ex.effectId, JSON.stringify({ probe_ids: [probe] })],
+      );
+    },
+  },
+  {
     name: "DISPATCHED without an ALLOW decision or an attempt",
     rules: ["gate"],
     plant: async (l) =>
@@ -212,6 +281,10 @@ const PLANTS: readonly Plant[] = [
     plant: async (l) => {
       await l.superuser.query(
         "ALTER TABLE dispatch_attempts DROP CONSTRAINT dispatch_attempts_key_is_operation_id",
+      );
+      // The planted attempt cites no gate decision; 0040's trigger would refuse it first.
+      await l.superuser.query(
+        "ALTER TABLE dispatch_attempts DISABLE TRIGGER dispatch_attempts_gated",
       );
       const ex = await effectAt(l.superuser, "PERSISTED");
       await l.superuser.query(
@@ -315,8 +388,12 @@ describeEachBackend("auditor", (backend) => {
     await resolve(l.app, dup, "OPEN", "ESCALATED_HUMAN");
     await resolve(l.app, dup, "ESCALATED_HUMAN", "COMPENSATED");
     const failed = await effectAt(l.app, "SETTLED_FAILED");
+    const absent = await insertProbe(l.app, failed.executionId, "ABSENT");
     const lost = await attachFinding(l.app, failed.effectId, "LOST");
-    await resolve(l.app, lost, "OPEN", "REDISPATCHED", "policy_auto");
+    await resolve(l.app, lost, "OPEN", "REDISPATCHED", "policy_auto", {
+      note: "test",
+      absent_probe_id: absent,
+    });
     const retry = await openExecution(l.app, failed.effectId, "resolve_redispatch");
     await dispatch(l.app, retry);
     await attachFinding(l.app, null, "ORPHANED", { createdBy: "sweep" });

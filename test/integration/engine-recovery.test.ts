@@ -108,12 +108,12 @@ describeEachBackend("engine: recovery and leases", (backend) => {
     expect(await f.irrevon.recover()).toMatchObject({ closedAttempts: 1 });
   });
 
-  it("re-registering a worker id supersedes its earlier lease at once", async () => {
+  it("a worker re-registering over its own live lease supersedes it at once", async () => {
     const { effectId } = await f.irrevon.register(orderContract());
     const old = await registerWorker(f.ledger.app, "worker-restarted", 60_000);
     await claimDispatch(f.ledger.app, { effectId, lease: old });
     expect(await f.irrevon.recover()).toMatchObject({ inFlight: 1 });
-    const fresh = await registerWorker(f.ledger.app, "worker-restarted", 60_000);
+    const fresh = await registerWorker(f.ledger.app, "worker-restarted", 60_000, old.fencingToken);
     expect(fresh.fencingToken).toBeGreaterThan(old.fencingToken);
     expect(await f.irrevon.recover()).toMatchObject({ closedAttempts: 1, adjudicated: 1 });
     const ev = await f.ledger.app.query<{ evidence: Record<string, unknown> }>(

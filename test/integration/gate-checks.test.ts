@@ -2,7 +2,7 @@
  * The commit gate (reference §4, §12 test_gate rows) on both backends: every evaluation is a
  * persisted decision with its ordered checks; deny-list first and lift; 24 h authority expiry
  * with strict `>`; branch cancellation; dedup cites executions and variants; frontier rules
- * (AMBIGUOUS ⇒ pending with no gate row and no attempt, CANCELLED ⇒ illegal_state,
+ * (AMBIGUOUS ⇒ pending with no gate row and no attempt, CANCELLED ⇒ denied by branch_lineage,
  * SETTLED_FAILED ⇒ dedup/retryable_failed with the real check shown); scope_busy; late
  * outcomes ⇒ late_responses with the contradiction flag, which queues an audit.
  */
@@ -127,7 +127,7 @@ describeEachBackend("gate", (backend) => {
     expect(await attemptCount(f, outside.effectId)).toBe(0);
   });
 
-  it("a branch cancelled after registration is denied by branch_lineage; one cancelled before is INTENDED→CANCELLED and dispatch is illegal_state", async () => {
+  it("a branch cancelled after registration is denied by branch_lineage; one cancelled before is INTENDED→CANCELLED and its dispatch is denied too, on record", async () => {
     const late = await f.irrevon.register(orderContract({ branch_ref: "plan-7" }));
     await f.irrevon.operator.cancelBranch("plan-7", "user aborted");
     expect(await f.irrevon.dispatch(late.effectId)).toMatchObject({
@@ -138,10 +138,14 @@ describeEachBackend("gate", (backend) => {
 
     const early = await f.irrevon.register(orderContract({ branch_ref: "plan-7" }));
     expect(early.lifecycle).toBe("CANCELLED");
-    await expect(f.irrevon.dispatch(early.effectId)).rejects.toMatchObject({
-      code: "illegal_state",
+    expect(await f.irrevon.dispatch(early.effectId)).toMatchObject({
+      status: "denied",
+      check: "branch_lineage",
+      cause: "branch_cancelled",
     });
-    expect(await decisions(f, early.effectId)).toHaveLength(0);
+    expect((await decisions(f, early.effectId)).map((d) => d.deny_check)).toEqual([
+      "branch_lineage",
+    ]);
     expect(await attemptCount(f, early.effectId)).toBe(0);
   });
 

@@ -17,8 +17,10 @@ import { describeEachBackend, openTestLedger, type TestLedger } from "../support
 import { expectDbError } from "../support/expect-db-error.js";
 import {
   effectAt,
+  insertAttempt,
   insertEffect,
   insertProbe,
+  insertReceipt,
   openExecution,
   rawExecution,
   transition,
@@ -72,10 +74,18 @@ describeEachBackend("lifecycle matrix", (backend) => {
     expect(LIFECYCLE_EDGES).toHaveLength(24);
     for (const edge of LIFECYCLE_EDGES) {
       const ex = await executionAt(l, edge.from);
+      // An exit from AMBIGUOUS cites evidence that supports it (sql/migrations/0044).
       const evidence =
-        edge.from === "AMBIGUOUS"
-          ? { probe_ids: [await insertProbe(l.superuser, ex.executionId, "PRESENT")] }
-          : {};
+        edge.from !== "AMBIGUOUS"
+          ? {}
+          : edge.to === "SETTLED_COMMITTED"
+            ? { probe_ids: [await insertProbe(l.superuser, ex.executionId, "PRESENT")] }
+            : {
+                probe_ids: [
+                  await insertProbe(l.superuser, ex.executionId, "ABSENT"),
+                  await insertProbe(l.superuser, ex.executionId, "ABSENT"),
+                ],
+              };
       const before = await transitionsOf(l, ex.executionId);
       const seq = await transition(
         l.app,
@@ -171,16 +181,21 @@ describeEachBackend("lifecycle matrix", (backend) => {
       );
     }
     expect(await transitionsOf(l, ex.executionId)).toBe(before);
-    for (const key of ["receipt_id", "human", "note"]) {
+    for (const key of ["receipt_id", "human"]) {
       const other = await executionAt(l, "AMBIGUOUS");
+      const replay = await insertAttempt(l.app, other, "c1_replay_probe", null);
+      const citation =
+        key === "receipt_id"
+          ? await insertReceipt(l.app, replay, "OK")
+          : { decided_by: "operator", note: "operator confirmed" };
       await transition(
         l.app,
         other.executionId,
         "AMBIGUOUS",
         "SETTLED_COMMITTED",
-        "reconciled_present",
+        key === "receipt_id" ? "replay_ok" : "reconciled_present",
         "human",
-        { [key]: key === "receipt_id" ? 1 : "operator confirmed" },
+        { [key]: citation },
       );
     }
     await expectAuditClean(l);

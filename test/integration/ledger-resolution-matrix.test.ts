@@ -18,7 +18,13 @@ import {
 import { expectAuditClean } from "../support/audit.js";
 import { describeEachBackend, openTestLedger, type TestLedger } from "../support/databases.js";
 import { expectDbError } from "../support/expect-db-error.js";
-import { attachFinding, effectAt, resolve, sha256Hex } from "../support/ledger-fixtures.js";
+import {
+  attachFinding,
+  effectAt,
+  insertProbe,
+  resolve,
+  sha256Hex,
+} from "../support/ledger-fixtures.js";
 
 async function resolutionsOf(l: TestLedger, findingId: number): Promise<number> {
   const { rows } = await l.superuser.query<{ n: number }>(
@@ -28,13 +34,40 @@ async function resolutionsOf(l: TestLedger, findingId: number): Promise<number> 
   return Number(rows[0]?.n);
 }
 
+/**
+ * ledger_resolve as irrevon_app, citing as `absent_probe_id` the newest probe of the finding's
+ * effect (what an edge into REDISPATCHED must cite; other edges ignore it).
+ */
+async function resolveCiting(
+  l: TestLedger,
+  findingId: number,
+  from: string,
+  to: string,
+  actor = "human",
+): Promise<number> {
+  const { rows } = await l.superuser.query<{ id: unknown }>(
+    `SELECT max(p.probe_id) AS id FROM findings f JOIN effect_executions x ON x.effect_id = f.effect_id
+       JOIN status_probes p ON p.execution_id = x.execution_id WHERE f.finding_id = $1`,
+    [findingId],
+  );
+  const probe = rows[0]?.id;
+  return resolve(l.app, findingId, from, to, actor, {
+    note: "test",
+    ...(probe === null || probe === undefined ? {} : { absent_probe_id: Number(probe) }),
+  });
+}
+
 /** An OPEN finding of `classification`, created through the functions where they allow it. */
 async function openFinding(l: TestLedger, classification: Classification): Promise<number> {
   switch (classification) {
     case "ORPHANED":
       return attachFinding(l.app, null, "ORPHANED", { createdBy: "sweep" });
-    case "LOST":
-      return attachFinding(l.app, (await effectAt(l.app, "SETTLED_FAILED")).effectId, "LOST");
+    case "LOST": {
+      // The absence a re-dispatch must cite (sql/migrations/0045): an ABSENT read of the failed execution.
+      const failed = await effectAt(l.app, "SETTLED_FAILED");
+      await insertProbe(l.app, failed.executionId, "ABSENT");
+      return attachFinding(l.app, failed.effectId, "LOST");
+    }
     case "DUPLICATE":
     case "CONTRADICTED":
       return attachFinding(
@@ -80,7 +113,7 @@ async function findingAt(
     if (!legal) continue;
     const id = await openFinding(l, classification);
     for (let i = 1; i < path.length; i++)
-      await resolve(l.app, id, path[i - 1] ?? "OPEN", path[i] ?? "OPEN");
+      await resolveCiting(l, id, path[i - 1] ?? "OPEN", path[i] ?? "OPEN");
     return id;
   }
   return undefined;
@@ -106,10 +139,10 @@ describeEachBackend("resolution matrix", (backend) => {
         );
         if (legal) {
           legalCells++;
-          expect(await resolve(l.app, id, "OPEN", action)).toBeGreaterThan(0);
+          expect(await resolveCiting(l, id, "OPEN", action)).toBeGreaterThan(0);
           expect(await resolutionsOf(l, id)).toBe(before + 1);
         } else {
-          await expectDbError(resolve(l.app, id, "OPEN", action), "resolution_invalid", "DT004");
+          await expectDbError(resolveCiting(l, id, "OPEN", action), "resolution_invalid", "DT004");
           expect(await resolutionsOf(l, id)).toBe(before);
         }
       }
@@ -128,10 +161,10 @@ describeEachBackend("resolution matrix", (backend) => {
           checked++;
           const before = await resolutionsOf(l, id);
           if (isLegalResolution(classification, from, to)) {
-            await resolve(l.app, id, from, to);
+            await resolveCiting(l, id, from, to);
             expect(await resolutionsOf(l, id)).toBe(before + 1);
           } else {
-            await expectDbError(resolve(l.app, id, from, to), "resolution_invalid", "DT004");
+            await expectDbError(resolveCiting(l, id, from, to), "resolution_invalid", "DT004");
             expect(await resolutionsOf(l, id)).toBe(before);
           }
         }
@@ -143,17 +176,21 @@ describeEachBackend("resolution matrix", (backend) => {
 
   it("DUPLICATE is never REDISPATCHED, also after ESCALATED_HUMAN; escalate → action → CLOSED works", async () => {
     const id = await openFinding(l, "DUPLICATE");
-    await expectDbError(resolve(l.app, id, "OPEN", "REDISPATCHED"), "resolution_invalid", "DT004");
-    await resolve(l.app, id, "OPEN", "ESCALATED_HUMAN");
     await expectDbError(
-      resolve(l.app, id, "ESCALATED_HUMAN", "REDISPATCHED"),
+      resolveCiting(l, id, "OPEN", "REDISPATCHED"),
       "resolution_invalid",
       "DT004",
     );
-    await resolve(l.app, id, "ESCALATED_HUMAN", "COMPENSATED");
-    await resolve(l.app, id, "COMPENSATED", "CLOSED", "system");
+    await resolveCiting(l, id, "OPEN", "ESCALATED_HUMAN");
     await expectDbError(
-      resolve(l.app, id, "CLOSED", "ACCEPTED_AS_IS"),
+      resolveCiting(l, id, "ESCALATED_HUMAN", "REDISPATCHED"),
+      "resolution_invalid",
+      "DT004",
+    );
+    await resolveCiting(l, id, "ESCALATED_HUMAN", "COMPENSATED");
+    await resolveCiting(l, id, "COMPENSATED", "CLOSED", "system");
+    await expectDbError(
+      resolveCiting(l, id, "CLOSED", "ACCEPTED_AS_IS"),
       "resolution_invalid",
       "DT004",
     );
@@ -163,12 +200,12 @@ describeEachBackend("resolution matrix", (backend) => {
 
   it("OPEN → CLOSED is illegal; a stale from_status loses with DT002; bad actor or evidence is DT005", async () => {
     const id = await openFinding(l, "LOST");
-    await expectDbError(resolve(l.app, id, "OPEN", "CLOSED"), "resolution_invalid", "DT004");
-    await resolve(l.app, id, "OPEN", "ESCALATED_HUMAN");
+    await expectDbError(resolveCiting(l, id, "OPEN", "CLOSED"), "resolution_invalid", "DT004");
+    await resolveCiting(l, id, "OPEN", "ESCALATED_HUMAN");
     // A second resolver that still believes the finding is OPEN loses.
-    await expectDbError(resolve(l.app, id, "OPEN", "ACCEPTED_AS_IS"), "stale_state", "DT002");
+    await expectDbError(resolveCiting(l, id, "OPEN", "ACCEPTED_AS_IS"), "stale_state", "DT002");
     await expectDbError(
-      resolve(l.app, id, "ESCALATED_HUMAN", "ACCEPTED_AS_IS", "model"),
+      resolveCiting(l, id, "ESCALATED_HUMAN", "ACCEPTED_AS_IS", "model"),
       "illegal_state",
       "DT005",
     );

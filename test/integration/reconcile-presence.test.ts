@@ -118,6 +118,7 @@ describeEachBackend("reconcile: presence, replay, audit, re-dispatch", (backend)
     const gone = await f.irrevon.register(orderContract({ scope: "acme-store/eu" }));
     f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
     await f.irrevon.dispatch(gone.effectId);
+    f.clock.advance(2_000); // past the call's deadline: the absence rule's clock starts there
     expect(await f.irrevon.reconcile(gone.effectId)).toMatchObject({
       status: "failed",
       cause: "reconciled_absent",
@@ -156,6 +157,7 @@ describeEachBackend("reconcile: presence, replay, audit, re-dispatch", (backend)
     ]);
     await f.irrevon.dispatch(effectId);
     await f.irrevon.dispatch(other.effectId);
+    f.clock.advance(2_000); // past the calls' deadline: the absence rule's clock starts there
     const report = await f.irrevon.recover();
     expect(report).toMatchObject({ scanned: 2, adjudicated: 2, redispatched: 1 });
     expect(await f.irrevon.status(effectId)).toMatchObject({

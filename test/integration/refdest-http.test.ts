@@ -18,6 +18,7 @@ import {
   Refdest,
   RefdestControlClient,
   startRefdestServer,
+  frozenTimeSource,
   type RefdestServer,
 } from "../../src/refdest/index.js";
 
@@ -31,8 +32,10 @@ const order = (n = 1, payload: Record<string, unknown> = { sku: "A1" }): Dispatc
   stableIds: {},
 });
 
-async function serve(tier: "C1" | "C2" | "C3", seed = 777, lagSeconds = 0) {
-  const server = await startRefdestServer(new Refdest({ tier, seed, lagSeconds }));
+async function serve(tier: "C1" | "C2" | "C3", seed = 777, lagSeconds = 0, frozen = false) {
+  const server = await startRefdestServer(
+    new Refdest({ tier, seed, lagSeconds, ...(frozen ? { clock: frozenTimeSource } : {}) }),
+  );
   const control = new RefdestControlClient(server.url, server.controlToken);
   const declaration =
     lagSeconds > 0
@@ -440,7 +443,8 @@ describe("hostile input", () => {
 
 describe("determinism and parity", () => {
   async function scriptedRun(): Promise<string> {
-    const { server, control, adapter } = await serve("C2", 777);
+    // Byte-identical runs need a clock that does not run by itself.
+    const { server, control, adapter } = await serve("C2", 777, 0, true);
     try {
       await control.schedule([
         { fault: "DUPLICATE_ACCEPT", match: { nth_request: 2 } },

@@ -79,15 +79,17 @@ class ProjectingAdapter implements Adapter {
     return {
       nextCursor: page.nextCursor,
       effects: page.effects.map((e) => {
+        // Like EasyPost: the listing carries no client ref, only the projected stable ids.
         const fields = this.projections.get(e.destinationRef);
-        return fields === undefined ? e : { ...e, fields };
+        const listed = { ...e, clientRef: null };
+        return fields === undefined ? listed : { ...listed, fields };
       }),
     };
   }
 }
 
 describeEachBackend("sweep: stable-id projections", (backend) => {
-  it("matches a listed effect by a declared queryable stable-id projection of the same effect type", async () => {
+  it("matches a listed effect by a declared queryable stable-id projection of a claimed record of the same effect type", async () => {
     const ledger = await openTestLedger(backend);
     const refdest = createRefdest({ tier: "C2", seed: 42 });
     const base = refdestDeclaration("C2");
@@ -115,16 +117,25 @@ describeEachBackend("sweep: stable-id projections", (backend) => {
       const { effectId } = await irrevon.register(
         orderContract({ stable_ids: { order_id: "A-1", customer_ref: "C-0007" } }),
       );
-      const ours = refdest.createOutOfBand(OOB)[0]?.destination_ref ?? "";
+      // Committed, but the response is lost: no receipt names the destination ref.
+      refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+      expect(await irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+      const ours = refdest.truthDump().effects[0]?.destination_ref ?? "";
+      // Registered but never dispatched: its stable id explains nothing.
+      await irrevon.register(
+        orderContract({ stable_ids: { order_id: "B-2", customer_ref: "C-0007" } }),
+      );
+      const unclaimed = refdest.createOutOfBand(OOB)[0]?.destination_ref ?? "";
       const otherType =
         refdest.createOutOfBand({ ...OOB, effect_type: "order.refund" })[0]?.destination_ref ?? "";
       const unknown = refdest.createOutOfBand(OOB)[0]?.destination_ref ?? "";
       adapter.projections.set(ours, { order_id: "A-1" });
+      adapter.projections.set(unclaimed, { order_id: "B-2" });
       adapter.projections.set(otherType, { order_id: "A-1" });
       adapter.projections.set(unknown, { order_id: "Z-9" });
       await irrevon.sweep(adapter.adapterId);
       const run = await irrevon.sweep(adapter.adapterId);
-      expect(run).toMatchObject({ listed: 3, matched: 1 });
+      expect(run).toMatchObject({ listed: 4, matched: 1 });
       const sightings = await ledger.app.query<{
         destination_ref: string;
         match_path: string | null;
@@ -141,7 +152,9 @@ describeEachBackend("sweep: stable-id projections", (backend) => {
       }>(
         "SELECT destination_ref, evidence FROM findings WHERE classification = 'ORPHANED' ORDER BY destination_ref",
       );
-      expect(orphans.rows.map((r) => r.destination_ref)).toEqual([otherType, unknown].sort());
+      expect(orphans.rows.map((r) => r.destination_ref)).toEqual(
+        [otherType, unknown, unclaimed].sort(),
+      );
       expect(orphans.rows[0]?.evidence["failed_match_paths"]).toEqual([
         "client_ref",
         "destination_ref",
@@ -334,6 +347,26 @@ describeEachBackend("sweep: orphans", (backend) => {
     );
     expect(path.rows).toEqual([{ match_path: "destination_ref", matched_effect: effectId }]);
     expect(await orphanRefs(f)).toEqual([]);
+  });
+
+  it("a matched effect its record never saw is audited once, even when the audit's key cannot see it", async () => {
+    const base = refdestDeclaration("C2");
+    // Client refs are listed but cannot be queried: the audit asks by destination ref.
+    f = await openEngineFixture(backend, {
+      config: { orphanGraceSeconds: 0 },
+      declaration: { ...base, queryable: { supported: true, by: ["destination_ref"] } },
+    });
+    const { effectId, operationId } = await f.irrevon.register(orderContract());
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
+    await f.irrevon.sweep(f.adapterId);
+    f.refdest.createOutOfBand({ ...OOB, client_ref: operationId });
+    const first = await f.irrevon.sweep(f.adapterId);
+    expect(first).toMatchObject({ listed: 2, matched: 2, audited: [effectId] });
+    const again = await f.irrevon.sweep(f.adapterId);
+    expect(again).toMatchObject({ listed: 2, matched: 2, audited: [] });
+    expect(
+      await count(f, "SELECT count(*) AS n FROM status_probes WHERE probe_kind = 'audit'"),
+    ).toBe(1);
   });
 
   it("a destination that cannot list (C3) is refused and nothing is recorded", async () => {

@@ -178,17 +178,23 @@ export async function insertReceipt(
   return Number(r.rows[0]?.receipt_id);
 }
 
-/** Inserts a status probe on an execution. */
+/**
+ * Inserts a status probe on an execution, queried at database now plus `queriedOffset` (an
+ * SQL interval such as `'-1 hour'`), with `evidence` as the probe's own evidence.
+ */
 export async function insertProbe(
   db: Queryable,
   executionId: number,
   result: "PRESENT" | "ABSENT" | "INDETERMINATE",
+  evidence: Record<string, unknown> = {},
+  queriedOffset = "0 seconds",
 ): Promise<number> {
   const n = result === "PRESENT" ? 1 : result === "ABSENT" ? 0 : null;
   const p = await db.query<{ probe_id: number }>(
-    `INSERT INTO status_probes (execution_id, adapter_id, declaration_digest, probe_kind, query_keys, result, n_found, queried_at)
-     VALUES ($1, 'refdest', 'sha256:decl', 'reconcile_open', '{}'::jsonb, $2, $3, now()) RETURNING probe_id`,
-    [executionId, result, n],
+    `INSERT INTO status_probes (execution_id, adapter_id, declaration_digest, probe_kind, query_keys, result, n_found, queried_at, evidence)
+     VALUES ($1, 'refdest', 'sha256:decl', 'reconcile_open', '{}'::jsonb, $2, $3, clock_timestamp() + $4::interval, $5::jsonb)
+     RETURNING probe_id`,
+    [executionId, result, n, queriedOffset, JSON.stringify(evidence)],
   );
   return Number(p.rows[0]?.probe_id);
 }

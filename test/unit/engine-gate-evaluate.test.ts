@@ -3,6 +3,8 @@
  * each authority cause, branch lineage, dedup frontiers (DISPATCHED / AMBIGUOUS /
  * SETTLED_COMMITTED block; FAILED and CANCELLED do not), SETTLED_FAILED as a dedup deny with
  * cause retryable_failed, the self-waiver of recovery_redispatch, and a stable input digest.
+ * Evidence of presence (a PRESENT probe, a failed_but_present contradiction, a late OK) denies
+ * by dedup whatever the lifecycle says.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -45,6 +47,7 @@ function inputs(overrides: Partial<GateInputs> = {}): GateInputs {
     branchCancelled: false,
     executions: [exec(1, "PERSISTED")],
     parameterVariantDigests: [],
+    presence: { probeIds: [], findingIds: [], lateResponseIds: [] },
     ...overrides,
   };
 }
@@ -137,4 +140,31 @@ describe("gate evaluation", () => {
       evaluateGate(inputs({ gateTime: "2026-07-21T00:00:01.000000Z" })).evidence["input_digest"],
     );
   });
+
+  const none = { probeIds: [], findingIds: [], lateResponseIds: [] };
+  for (const [name, presence] of [
+    ["a PRESENT probe", { ...none, probeIds: [7] }],
+    ["a failed_but_present contradiction", { ...none, findingIds: [3] }],
+    ["a late OK response", { ...none, lateResponseIds: [2] }],
+  ] as const) {
+    it(`${name} denies a new step by dedup (present_at_destination) though every frontier is FAILED`, () => {
+      const d = evaluateGate(
+        inputs({
+          variant: "retry_after_failure",
+          executions: [exec(1, "SETTLED_FAILED"), exec(2, "PERSISTED")],
+          presence,
+        }),
+      );
+      expect(d).toMatchObject({
+        outcome: "DENY",
+        denyCheck: "dedup",
+        cause: "present_at_destination",
+      });
+      expect(d.evidence).toMatchObject({
+        probe_ids: presence.probeIds,
+        finding_ids: presence.findingIds,
+        late_response_ids: presence.lateResponseIds,
+      });
+    });
+  }
 });

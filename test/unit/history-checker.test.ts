@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import {
   checkHistory,
+  classifyDestinationEffects,
   countByInvariant,
   HISTORY_INVARIANTS,
   type DestinationEffectFact,
@@ -327,5 +328,145 @@ describe("history checker", () => {
   it("names every invariant exactly once in its closed set", () => {
     expect(new Set(HISTORY_INVARIANTS).size).toBe(9);
     expect(Object.keys(countByInvariant([])).sort()).toEqual([...HISTORY_INVARIANTS].sort());
+  });
+});
+
+/** [ref, class, reason] rows of the classification, in destination order. */
+function classes(ledger: LedgerHistory, destination: DestinationHistory): string[][] {
+  return classifyDestinationEffects(ledger, destination).map((c) => [
+    c.destinationRef,
+    c.effectClass,
+    c.reason,
+  ]);
+}
+
+function seqEffect(
+  ref: string,
+  clientRef: string | null,
+  requestSeq: number,
+): DestinationEffectFact {
+  return { destinationRef: ref, clientRef, idempotencyKey: null, requestSeq, via: "api" };
+}
+
+describe("history checker: what explains a destination effect", () => {
+  const C = "c".repeat(64);
+  const opC = `${C}:0`;
+  /** The clean ledger plus record C at `frontier` with no attempt (and a DENY when asked). */
+  function withUnclaimed(frontier: string, denied: boolean): LedgerHistory {
+    const ledger = cleanLedger();
+    return {
+      ...ledger,
+      records: [...ledger.records, { effectId: C, branchRef: null }],
+      executions: [
+        ...ledger.executions,
+        { executionId: 7, effectId: C, step: 0, operationId: opC, frontier },
+      ],
+      decisions: denied
+        ? [
+            ...ledger.decisions,
+            { decisionId: 17, effectId: C, executionId: 7, outcome: "DENY", createdMs: 1_000 },
+          ]
+        : ledger.decisions,
+    };
+  }
+
+  it("the committed effect of a claimed execution is EXPLAINED", () => {
+    expect(classes(cleanLedger(), cleanDestination())).toEqual([
+      ["dest_1", "EXPLAINED", "claimed"],
+    ]);
+  });
+
+  it("a further copy under a claimed key is a DUPLICATE; the receipt's own ref is kept even when listed later", () => {
+    const destination = {
+      ...cleanDestination(),
+      effects: [seqEffect("dest_0", opA, 1), seqEffect("dest_1", opA, 2)],
+    };
+    expect(classes(cleanLedger(), destination)).toEqual([
+      ["dest_0", "DUPLICATE", "extra_copy"],
+      ["dest_1", "EXPLAINED", "claimed"],
+    ]);
+  });
+
+  it("a late step 0 (settled FAILED) next to a committed step 1 is CONTRADICTED, and the intent's excess", () => {
+    const ledger = cleanLedger();
+    const opB1 = `${B}:1`;
+    const redispatched: LedgerHistory = {
+      ...ledger,
+      executions: [
+        ...ledger.executions,
+        { executionId: 3, effectId: B, step: 1, operationId: opB1, frontier: "SETTLED_COMMITTED" },
+      ],
+      decisions: [
+        ...ledger.decisions,
+        { decisionId: 12, effectId: B, executionId: 3, outcome: "ALLOW", createdMs: 2_000 },
+      ],
+      attempts: [
+        ...ledger.attempts,
+        attempt(102, 3, opB1, 12, { transportOutcome: "OK", destinationRef: "dest_b1" }),
+      ],
+    };
+    const destination = {
+      ...cleanDestination(),
+      effects: [
+        seqEffect("dest_1", opA, 1),
+        seqEffect("dest_b1", opB1, 5),
+        seqEffect("dest_b0", opB, 6),
+      ],
+    };
+    expect(classes(redispatched, destination)).toEqual([
+      ["dest_1", "EXPLAINED", "claimed"],
+      ["dest_b1", "EXPLAINED", "claimed"],
+      ["dest_b0", "CONTRADICTED", "failed_but_present"],
+    ]);
+    // Without the failed step's contradiction the intent still has one effect too many.
+    const bothCommitted = {
+      ...redispatched,
+      executions: redispatched.executions.map((x) =>
+        x.executionId === 2 ? { ...x, frontier: "SETTLED_COMMITTED" } : x,
+      ),
+    };
+    expect(classes(bothCommitted, destination)).toEqual([
+      ["dest_1", "EXPLAINED", "claimed"],
+      ["dest_b1", "EXPLAINED", "claimed"],
+      ["dest_b0", "DUPLICATE", "intent_excess"],
+    ]);
+  });
+
+  it("a key never claimed explains nothing: ORPHANED as denied, cancelled or never dispatched", () => {
+    const destination = {
+      ...cleanDestination(),
+      effects: [...cleanDestination().effects, seqEffect("dest_c", opC, 9)],
+    };
+    const orphan = (ledger: LedgerHistory) => classes(ledger, destination)[1];
+    expect(orphan(withUnclaimed("PERSISTED", true))).toEqual(["dest_c", "ORPHANED", "denied"]);
+    expect(orphan(withUnclaimed("CANCELLED", false))).toEqual(["dest_c", "ORPHANED", "cancelled"]);
+    expect(orphan(withUnclaimed("PERSISTED", false))).toEqual([
+      "dest_c",
+      "ORPHANED",
+      "never_dispatched",
+    ]);
+    const oob = { ...destination, effects: [seqEffect("dest_x", null, 3)] };
+    expect(classes(cleanLedger(), oob)).toEqual([["dest_x", "ORPHANED", "no_record"]]);
+  });
+
+  it("another adapter's key explains nothing, and the checker reports it as an orphan, not a duplicate", () => {
+    const ledger = cleanLedger();
+    const tagged: LedgerHistory = {
+      ...ledger,
+      records: ledger.records.map((r) => ({ ...r, adapterId: "dest-a" })),
+    };
+    const other: DestinationHistory = {
+      adapterId: "dest-b",
+      effects: [seqEffect("dest_1", opA, 1)], // same ref string and key as A's own effect
+      requests: [],
+    };
+    expect(classes(tagged, other)).toEqual([["dest_1", "ORPHANED", "other_adapter"]]);
+    const result = counts(tagged, other);
+    expect(result.orphan_effect).toBe(1);
+    expect(result.duplicate_effect).toBe(0);
+    expect(result.claim_contradiction).toBe(0);
+    expect(classes(tagged, { ...cleanDestination(), adapterId: "dest-a" })).toEqual([
+      ["dest_1", "EXPLAINED", "claimed"],
+    ]);
   });
 });

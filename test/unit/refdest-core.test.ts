@@ -1,12 +1,20 @@
 /**
- * In-process behaviour of the reference destination: tiers, determinism, the virtual clock,
+ * In-process behaviour of the reference destination: tiers, determinism, its one clock,
  * C1 replay window and parameter check, read lag, quirks, out-of-band creation, and every fault
  * kind on the write path. Wire behaviour (HTTP) is covered in test/integration/refdest-http.test.ts.
  */
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";
-import { Refdest, deriveDestinationRef, type RefdestReply } from "../../src/refdest/index.js";
+import {
+  Refdest,
+  deriveDestinationRef,
+  frozenTimeSource,
+  type RefdestReply,
+} from "../../src/refdest/index.js";
+
+/** Destination time that moves only when the test moves it (byte-identical runs). */
+const frozen = { clock: frozenTimeSource };
 
 type Json = Record<string, unknown>;
 function res(reply: RefdestReply): {
@@ -32,24 +40,33 @@ describe("destination refs and the virtual clock", () => {
     expect(deriveDestinationRef(42, 1)).toBe("dest_03ddf851127d6cfea095f121d263f759");
   });
 
-  it("stamps created_at = epoch + request count seconds, counting reads too", async () => {
-    const d = new Refdest({ tier: "C2", seed: 777 });
+  it("stamps created_at from its one clock; requests are counted but do not move time", async () => {
+    let nowMs = 0;
+    const d = new Refdest({ tier: "C2", seed: 777, clock: { nowMs: () => nowMs } });
     const first = res(await d.create(order("op-1")));
     expect(first.status).toBe(201);
     expect(first.body["destination_ref"]).toBe("dest_4dec67739b2a3b88d94e7f9502227114");
-    expect(first.body["created_at"]).toBe("2026-07-21T00:00:01Z");
+    expect(first.body["created_at"]).toBe("2026-07-21T00:00:00Z");
     await d.query("op-1");
     await d.get("dest_x");
+    nowMs += 4_250;
     const second = res(await d.create(order("op-2")));
-    expect(second.body["created_at"]).toBe("2026-07-21T00:00:04Z");
+    expect(second.body["created_at"]).toBe("2026-07-21T00:00:04.250Z");
     expect(second.body["destination_ref"]).toBe(deriveDestinationRef(777, 2));
     expect(d.state()["request_count"]).toBe(4);
   });
 
-  it("advanceClock moves destination time without requests", async () => {
+  it("by default destination time is real elapsed time", async () => {
     const d = new Refdest({ tier: "C2", seed: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const at = res(await d.create(order("x"))).body["created_at"] as string;
+    expect(Date.parse(at) - Date.parse("2026-07-21T00:00:00Z")).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("advanceClock moves destination time without requests", async () => {
+    const d = new Refdest({ tier: "C2", seed: 1, ...frozen });
     expect(d.advanceClock(100)).toBe("2026-07-21T00:01:40Z");
-    expect(res(await d.create(order("x"))).body["created_at"]).toBe("2026-07-21T00:01:41Z");
+    expect(res(await d.create(order("x"))).body["created_at"]).toBe("2026-07-21T00:01:40Z");
     expect(() => d.advanceClock(-1)).toThrow(expect.objectContaining({ code: "config_invalid" }));
   });
 
@@ -104,12 +121,12 @@ describe("tiers", () => {
     expect(d.truthDump().effects).toHaveLength(1);
   });
 
-  it("C1 enforces the replay window on the virtual clock", async () => {
-    const d = new Refdest({ tier: "C1", seed: 9, idempotencyWindowSeconds: 10 });
-    await d.create({ ...order("op-1"), idempotency_key: "op-1" }); // t=1
-    d.advanceClock(8); // the next request is at t=10: 9 s after the first, inside the window
+  it("C1 enforces the replay window on its clock", async () => {
+    const d = new Refdest({ tier: "C1", seed: 9, idempotencyWindowSeconds: 10, ...frozen });
+    await d.create({ ...order("op-1"), idempotency_key: "op-1" }); // t=0
+    d.advanceClock(9); // t=9: inside the window
     expect(res(await d.create({ ...order("op-1"), idempotency_key: "op-1" })).status).toBe(200);
-    // t=11: 10 s after the first: the key is forgotten and a new effect is made
+    d.advanceClock(1); // t=10: 10 s after the first: the key is forgotten and a new effect is made
     const late = res(await d.create({ ...order("op-1"), idempotency_key: "op-1" }));
     expect(late.status).toBe(201);
     expect(d.truthDump().effects).toHaveLength(2);
@@ -177,8 +194,10 @@ describe("listing", () => {
   });
 
   it("filters by the created_at window (inclusive) and refuses bad bounds and cursors", async () => {
-    const d = new Refdest({ tier: "C2", seed: 4 });
+    const d = new Refdest({ tier: "C2", seed: 4, ...frozen });
+    d.advanceClock(1);
     await d.create(order("a")); // t=1
+    d.advanceClock(1);
     await d.create(order("b")); // t=2
     const only2 = res(await d.list({ from: "2026-07-21T00:00:02Z", to: "2026-07-21T00:00:02Z" }));
     expect((only2.body["effects"] as Json[]).map((e) => e["client_ref"])).toEqual(["b"]);
@@ -190,14 +209,18 @@ describe("listing", () => {
 
 describe("read lag", () => {
   it("a profile lag hides a created effect from get, query and list until N destination seconds pass", async () => {
-    const d = new Refdest({ tier: "C2", seed: 8, lagSeconds: 30 });
+    const d = new Refdest({ tier: "C2", seed: 8, lagSeconds: 30, ...frozen });
+    d.advanceClock(1);
     const ref = res(await d.create(order("op-1"))).body["destination_ref"] as string; // t=1, visible from t=31
     expect(res(await d.get(ref)).status).toBe(404);
     expect((res(await d.query("op-1")).body["matches"] as unknown[]).length).toBe(0);
     expect(
       (res(await d.list({ ...WINDOW, include_all: true })).body["effects"] as unknown[]).length,
     ).toBe(0);
-    d.advanceClock(26); // next request at t=31
+    d.advanceClock(29); // t=30: still hidden, however many requests there were
+    for (let i = 0; i < 100; i += 1) await d.get("dest_none");
+    expect(res(await d.get(ref)).status).toBe(404);
+    d.advanceClock(1); // t=31
     expect(res(await d.get(ref)).status).toBe(200);
     expect(d.truthDump().effects[0]?.visible_from).toBe("2026-07-21T00:00:31Z");
   });
@@ -250,10 +273,11 @@ describe("quirks and out-of-band effects", () => {
     expect(profile.truthDump().effects[0]?.payload).toMatchObject({ normalized: true });
   });
 
-  it("out-of-band creation honors client_ref, ticks the clock and is marked via oob", async () => {
-    const d = new Refdest({ tier: "C2", seed: 6 });
+  it("out-of-band creation honors client_ref, is counted as a request and is marked via oob", async () => {
+    const d = new Refdest({ tier: "C2", seed: 6, ...frozen });
     const [view] = d.createOutOfBand({ effect_type: "t", payload: {}, client_ref: "someone-else" });
-    expect(view).toMatchObject({ client_ref: "someone-else", created_at: "2026-07-21T00:00:01Z" });
+    expect(view).toMatchObject({ client_ref: "someone-else", created_at: "2026-07-21T00:00:00Z" });
+    expect(d.state()["request_count"]).toBe(1);
     expect(d.truthDump().effects[0]?.via).toBe("oob");
     expect((res(await d.query("someone-else")).body["matches"] as unknown[]).length).toBe(1);
   });
@@ -347,7 +371,7 @@ describe("write-path faults", () => {
 
 describe("determinism", () => {
   async function run(seed: number): Promise<string> {
-    const d = new Refdest({ tier: "C2", seed });
+    const d = new Refdest({ tier: "C2", seed, ...frozen });
     d.schedule([
       { fault: "DUPLICATE_ACCEPT", match: { nth_request: 2 } },
       { fault: "DROP_RESPONSE_AFTER_COMMIT", match: { client_ref: "op-3" } },
@@ -360,6 +384,7 @@ describe("determinism", () => {
         client_ref: `op-${i}`,
       });
       await d.query(`op-${i}`);
+      d.advanceClock(1);
     }
     d.createOutOfBand({ effect_type: "t", payload: { oob: true }, client_ref: null });
     return d.truthDumpJson() + JSON.stringify(d.requestLog());

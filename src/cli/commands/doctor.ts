@@ -3,8 +3,10 @@
  * configuration, the identity procedure against its conformance vectors, that the database
  * is reachable and migrated with an intact journal, that the roles really are restricted
  * (each forbidden write is tried in a transaction that is always rolled back), that every
- * packaged and configured declaration is valid, and the clock skew between this process
- * and the database. Exit 0 when every check passes, 3 otherwise.
+ * packaged and configured declaration is valid, the clock skew between this process
+ * and the database, and that the stored ledger passes every auditor rule (among them that
+ * each exit from AMBIGUOUS cites evidence that exists and supports it). Exit 0 when every
+ * check passes, 3 otherwise.
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
@@ -16,6 +18,7 @@ import { DbRole, type Db, type PrivilegedDb } from "../../db/db.js";
 import { JOURNAL_TABLE } from "../../db/migrator.js";
 import { MIGRATIONS } from "../../db/migrations.generated.js";
 import { openPrivileged } from "../../db/open.js";
+import { auditLedger } from "../../ledger/auditor.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { resolveLedger, withLedgerOptions, type LedgerFlags } from "../ledger-options.js";
 import { emitResult, requestExit } from "../output.js";
@@ -85,6 +88,18 @@ async function clockCheck(root: PrivilegedDb): Promise<DoctorCheck> {
   return { check: "clock_skew", status: Math.abs(skewMs) <= MAX_CLOCK_SKEW_MS + (after - before) ? "ok" : "fail", detail: { skew_ms: skewMs, limit_ms: MAX_CLOCK_SKEW_MS } };
 }
 
+/** How many violations of each rule the auditor finds (as irrevon_read, read-only); a few named in full. */
+async function auditCheck(root: PrivilegedDb): Promise<DoctorCheck> {
+  const violations = await auditLedger(root.as(DbRole.read));
+  const byRule: Record<string, number> = {};
+  for (const v of violations) byRule[v.rule] = (byRule[v.rule] ?? 0) + 1;
+  return {
+    check: "ledger_audit",
+    status: violations.length === 0 ? "ok" : "fail",
+    detail: { violations: violations.length, by_rule: byRule, first: violations.slice(0, 5) },
+  };
+}
+
 function declarationsCheck(): DoctorCheck {
   const problems: string[] = [];
   const names: string[] = [];
@@ -124,7 +139,10 @@ export function register(program: Command): void {
         checks.push({ check: "database_reachable", status: "ok", detail: { database: ledger.describe, backend: root.backend } });
         const journal = await journalCheck(root);
         checks.push(journal);
-        if (journal.status === "ok") checks.push(await privilegeChecks(root));
+        if (journal.status === "ok") {
+          checks.push(await privilegeChecks(root));
+          checks.push(await auditCheck(root));
+        }
         checks.push(await clockCheck(root));
       } catch (e) {
         checks.push({ check: "database_reachable", status: "fail", detail: { database: ledger.describe, code: e instanceof IrrevonError ? e.code : "unknown", message: e instanceof Error ? e.message.split("\n")[0] : String(e) } });

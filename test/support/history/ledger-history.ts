@@ -19,9 +19,11 @@ const ms = (column: string): string => `(extract(epoch FROM ${column}) * 1000)::
 export async function readLedgerHistory(db: Db): Promise<LedgerHistory> {
   return db.transaction(
     async (tx) => {
-      const records = await tx.query<{ effect_id: string; branch_ref: string | null }>(
-        "SELECT effect_id, branch_ref FROM effect_records ORDER BY effect_id",
-      );
+      const records = await tx.query<{
+        effect_id: string;
+        branch_ref: string | null;
+        adapter_id: string;
+      }>("SELECT effect_id, branch_ref, adapter_id FROM effect_records ORDER BY effect_id");
       const executions = await tx.query<{
         execution_id: number;
         effect_id: string;
@@ -70,7 +72,11 @@ export async function readLedgerHistory(db: Db): Promise<LedgerHistory> {
         `SELECT branch_ref, ${ms("cancelled_at")} AS cancelled_ms FROM branch_cancellations`,
       );
       return {
-        records: records.rows.map((r) => ({ effectId: r.effect_id, branchRef: r.branch_ref })),
+        records: records.rows.map((r) => ({
+          effectId: r.effect_id,
+          branchRef: r.branch_ref,
+          adapterId: r.adapter_id,
+        })),
         executions: executions.rows.map((r) => ({
           executionId: Number(r.execution_id),
           effectId: r.effect_id,
@@ -116,9 +122,13 @@ export async function readLedgerHistory(db: Db): Promise<LedgerHistory> {
   );
 }
 
-/** The destination's side of the history: its truth log and request log. */
-export function readDestinationHistory(refdest: Refdest): DestinationHistory {
+/**
+ * The destination's side of the history: its truth log and request log. Name the adapter that
+ * lists it when the ledger dispatches through more than one destination.
+ */
+export function readDestinationHistory(refdest: Refdest, adapterId?: string): DestinationHistory {
   return {
+    ...(adapterId === undefined ? {} : { adapterId }),
     effects: refdest.truthDump().effects.map((e) => ({
       destinationRef: e.destination_ref,
       clientRef: e.client_ref,

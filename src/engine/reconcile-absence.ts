@@ -1,0 +1,73 @@
+/**
+ * engine/reconcile-absence — the absence rule's clock. An ABSENT read proves nothing about an
+ * attempt the destination could still commit, or could have committed less than the declared
+ * read lag ago. So absence counts only from
+ *
+ *     absence_clock_from = max over the execution's attempts of that attempt's commit horizon
+ *     counts_from        = absence_clock_from + declared status lag (PT0S and undeclared ⇒ 0)
+ *
+ * An attempt's commit horizon is the latest instant the destination could still commit it:
+ *   - `commit_horizon_at` from its receipt evidence (when present it is used as is), stamped by
+ *     the dispatcher (or the replay probe) when the call ended: max(end of the wire call, start of the call + its deadline) —
+ *     a dropped connection or a 5xx does not end the destination's work;
+ *   - for a receipt without it (recovery closed an abandoned attempt, or an older ledger):
+ *     max(receipt recorded_at, claimed_at + deadline_ms when the evidence has it). Recovery
+ *     writes only after the owner's lease is gone, and a lease always outlives the owner's call;
+ *   - a late response (the call settled after the engine stopped waiting) moves it to the
+ *     late response's recorded_at.
+ * A receipt marked `call_unsettled` (the call outlived its deadline and the grace after the
+ * abort) has NO horizon while the call may still run: while this process still tracks the call
+ * or the receipt writer's lease is live, the execution is in flight and nothing is probed. Once
+ * that lease is gone, the horizon is the lease's expiry.
+ * Every input is in the ledger, so any process applies the same rule later. Imports: core, db,
+ * ledger, adapters, engine.
+ */
+import { listAttemptHorizons, type AttemptHorizon } from "../ledger/commit-horizons.js";
+import { leaseVerdict } from "../ledger/worker-leases.js";
+import { hasUnsettledCall } from "./call-adapter.js";
+import type { ReconcileStep } from "./reconcile-types.js";
+
+/** Where the absence clock of an execution stands. */
+export type AbsenceClock =
+  | { readonly kind: "unsettled"; readonly attemptId: number }
+  | { readonly kind: "clock"; readonly fromMs: number; readonly attemptId: number | null };
+
+function parsed(iso: string | null): number {
+  if (iso === null) return Number.NEGATIVE_INFINITY;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY;
+}
+
+/** The horizon of one attempt with a receipt, or "unsettled". */
+async function horizonOf(step: ReconcileStep, a: AttemptHorizon): Promise<number | "unsettled"> {
+  // The stamped horizon is the engine's own measure (engine time) and wins when present.
+  const stamped =
+    a.commitHorizonAt === null
+      ? Math.max(parsed(a.receiptRecordedAt), parsed(a.claimedAt) + (a.deadlineMs ?? 0))
+      : parsed(a.commitHorizonAt);
+  let horizon = Math.max(stamped, parsed(a.lastLateAt));
+  if (hasUnsettledCall(step.entry.adapter, a.operationId)) return "unsettled";
+  if (a.callUnsettled && a.lastLateAt === null) {
+    if (a.receiptWorkerId === null || a.receiptFencingToken === null) return horizon;
+    const verdict = await leaseVerdict(step.ctx.db, a.receiptWorkerId, a.receiptFencingToken);
+    if (verdict.isLive) return "unsettled";
+    horizon = Math.max(horizon, parsed(verdict.expiresAt));
+  }
+  return horizon;
+}
+
+/** The execution's absence clock (see the file header). */
+export async function absenceClock(step: ReconcileStep): Promise<AbsenceClock> {
+  let fromMs = Number.NEGATIVE_INFINITY;
+  let attemptId: number | null = null;
+  for (const a of await listAttemptHorizons(step.ctx.db, step.execution.executionId)) {
+    if (a.receiptRecordedAt === null) return { kind: "unsettled", attemptId: a.attemptId };
+    const h = await horizonOf(step, a);
+    if (h === "unsettled") return { kind: "unsettled", attemptId: a.attemptId };
+    if (h > fromMs) {
+      fromMs = h;
+      attemptId = a.attemptId;
+    }
+  }
+  return { kind: "clock", fromMs: Number.isFinite(fromMs) ? fromMs : 0, attemptId };
+}
