@@ -16,6 +16,9 @@ async function lostThenRedispatched(
   const { effectId } = await f.irrevon.register(orderContract());
   f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
   await f.irrevon.dispatch(effectId);
+  // The absence rule: a dropped call's deadline (the fixture's 2 s) still counts, so absence
+  // counts only once the clock is past it (docs/engine.md, "The absence rule").
+  f.clock.advance(2_000);
   const settled = await f.irrevon.reconcile(effectId);
   if (settled.status !== "failed" || settled.findingId === null) throw new Error("no LOST");
   const outcome = await f.irrevon.resolve(

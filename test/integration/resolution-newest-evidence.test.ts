@@ -38,6 +38,9 @@ async function lost(
   const { effectId, operationId } = await f.irrevon.register(orderContract());
   f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
   expect(await f.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+  // The absence rule: a dropped call's deadline (the fixture's 2 s) still counts, so absence
+  // counts only once the clock is past it (docs/engine.md, "The absence rule").
+  f.clock.advance(2_000);
   const outcome = await f.irrevon.reconcile(effectId);
   expect(outcome).toMatchObject({ status: "failed", escalated: false });
   if (outcome.status !== "failed" || outcome.findingId === null) throw new Error("no finding");

@@ -63,7 +63,7 @@ describe("CLI operator verbs [pglite data dir]", () => {
       adapters: [
         new RefdestAdapter({ baseUrl: server.url, declaration: refdestDeclaration("C2") }),
       ],
-      config: { rereadGapSeconds: 0, orphanGraceSeconds: 0 },
+      config: { rereadGapSeconds: 0, orphanGraceSeconds: 0, dispatchDeadlineMs: 1_000 },
       crashPoints: NO_CRASH_POINTS,
       workerId: "cli-operator-setup",
     });
@@ -83,7 +83,15 @@ describe("CLI operator verbs [pglite data dir]", () => {
       const lost = await irrevon.register(contract("lost-1", { scope: "acme-store/b" }));
       server.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
       await irrevon.dispatch(lost.effectId);
-      const l = await irrevon.reconcile(lost.effectId);
+      // The absence rule: a dropped connection does not end the server's work, so ABSENT
+      // counts only from the call's commit horizon (start + the 1 s dispatch deadline). The
+      // engine runs on real time here: wait for the horizon the engine names, then reconcile.
+      let l = await irrevon.reconcile(lost.effectId);
+      for (let i = 0; i < 5 && l.status === "awaiting_lag"; i += 1) {
+        const wait = Date.parse(l.notBefore) - Date.now() + 50;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 50)));
+        l = await irrevon.reconcile(lost.effectId);
+      }
       if (l.status !== "failed" || l.findingId === null) throw new Error("no LOST");
       ids.lost = l.findingId;
       ids.lostEffect = lost.effectId;

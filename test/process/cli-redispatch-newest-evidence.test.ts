@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
+import { manualClock } from "../../src/engine/clock.js";
+import { DEFAULT_ENGINE_CONFIG } from "../../src/engine/config.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
 import { openIrrevon } from "../../src/engine/irrevon.js";
 import { createRefdest, startRefdestServer, type RefdestServer } from "../../src/refdest/index.js";
@@ -36,11 +38,14 @@ describe("resolve redispatch on the newest evidence [pglite data dir, refdest ov
     dir = mkdtempSync(join(tmpdir(), "irrevon-redispatch-newest-"));
     writeFileSync(join(dir, "irrevon.toml"), CONFIG);
     server = await startRefdestServer(createRefdest({ tier: "C2", seed: 7 }));
+    // A test offset on the database clock, so the setup need not wait out the call's deadline.
+    const clock = manualClock();
     const irrevon = await openIrrevon({
       database: { dataDir: join(dir, "ledger") },
       adapters: [
         new RefdestAdapter({ baseUrl: server.url, declaration: refdestDeclaration("C2") }),
       ],
+      clock,
       config: { rereadGapSeconds: 0 },
       crashPoints: NO_CRASH_POINTS,
       workerId: "newest-evidence-setup",
@@ -60,6 +65,9 @@ describe("resolve redispatch on the newest evidence [pglite data dir, refdest ov
       ids.effectId = effectId;
       server.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
       await irrevon.dispatch(effectId);
+      // The absence rule: a dropped call's deadline still counts, so absence counts only once
+      // the clock is past it (docs/engine.md, "The absence rule"; declared lag PT0S).
+      clock.advance(DEFAULT_ENGINE_CONFIG.dispatchDeadlineMs);
       const settled = await irrevon.reconcile(effectId);
       if (settled.status !== "failed" || settled.findingId === null) throw new Error("no LOST");
       ids.lost = settled.findingId;

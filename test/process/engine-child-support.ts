@@ -63,6 +63,34 @@ export class EngineChild {
     }
   }
 
+  /**
+   * Starts a child that reuses a worker id whose previous holder was SIGKILLed: while the dead
+   * holder's lease is live the engine refuses with `worker_id_in_use` (one live engine per worker
+   * id on a server ledger), so wait until the reported `live_until` and start again.
+   */
+  static async startAfterLease(
+    env: Record<string, string>,
+    timeoutMs = 120_000,
+  ): Promise<EngineChild> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await EngineChild.start(env);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const refused = /^engine child refused: REFUSED (.*)$/s.exec(message);
+        if (refused === null) throw error;
+        const body = JSON.parse(refused[1] ?? "{}") as {
+          error?: { code?: string; details?: { live_until?: string } };
+        };
+        if (body.error?.code !== "worker_id_in_use" || Date.now() > until) throw error;
+        const liveUntil = Date.parse(body.error.details?.live_until ?? "");
+        const waitMs = Number.isNaN(liveUntil) ? 1_000 : Math.max(liveUntil - Date.now(), 0) + 500;
+        await new Promise((r) => setTimeout(r, waitMs));
+      }
+    }
+  }
+
   /** The next stdout line, or null when the process ended. */
   nextLine(timeoutMs = 30_000): Promise<string | null> {
     const buffered = this.#buffer.shift();

@@ -4,7 +4,8 @@
  * followed by SIGKILL is adjudicated by the next process's recovery — a status query before
  * any create — to SETTLED_COMMITTED + CONFIRMED_UNIQUE with exactly one destination effect;
  * SIGKILL at adapter.pre_call leaves an open attempt that the next process (same worker id,
- * so the old lease is superseded) closes as LOST and reconciles to confirmed absence.
+ * started once the dead one's lease has run out) closes as LOST and reconciles to confirmed
+ * absence.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRefdest, startRefdestServer, type RefdestServer } from "../../src/refdest/index.js";
@@ -120,7 +121,14 @@ describe.skipIf(SKIP_POSTGRES)("engine child processes [postgres]", () => {
   });
 
   it("SIGKILL at adapter.pre_call: the open attempt is closed by the next owner and absence is confirmed, nothing sent", async () => {
-    const first = await EngineChild.start({ ...env, IRREVON_CRASH_AT: "adapter.pre_call" });
+    // A short lease (≥ 2 × deadline + 1 s) so the dead holder's lease runs out soon.
+    const shortLease = {
+      ...env,
+      IRREVON_DISPATCH_DEADLINE_MS: "2000",
+      IRREVON_PROBE_DEADLINE_MS: "2000",
+      IRREVON_LEASE_TTL_MS: "6000",
+    };
+    const first = await EngineChild.start({ ...shortLease, IRREVON_CRASH_AT: "adapter.pre_call" });
     await first.call(`REGISTER ${JSON.stringify(ORDER_9410)}`);
     const reply = await first.send(`DISPATCH ${EFFECT_9410}`);
     expect(reply.kind).toBe("exited");
@@ -128,8 +136,10 @@ describe.skipIf(SKIP_POSTGRES)("engine child processes [postgres]", () => {
     expect(open.rows).toHaveLength(1);
     expect(creates()).toBe(0);
 
-    // Same worker id: the restarted process supersedes the dead one's lease at once.
-    const second = await EngineChild.start(env);
+    // Same worker id: one live engine per worker id, so the restarted process is refused
+    // (worker_id_in_use) until the dead one's lease runs out; then its recovery closes the
+    // abandoned attempt.
+    const second = await EngineChild.startAfterLease(shortLease);
     expect(second.recovery).toMatchObject({ closedAttempts: 1, scanned: 1, adjudicated: 1 });
     const status = await second.call(`STATUS ${EFFECT_9410}`);
     expect(status).toMatchObject({ lifecycle: "SETTLED_FAILED", classification: "LOST" });

@@ -95,6 +95,13 @@ function readJson(path: string): Record<string, unknown> | null {
   }
 }
 
+/**
+ * Dispatch deadline of the backlog writer. A response dropped before commit leaves the call's
+ * commit horizon at call start + this deadline (docs/engine.md, "The absence rule"), so ABSENT
+ * reads count only once it has passed; a short deadline keeps that wait short.
+ */
+const BACKLOG_DISPATCH_DEADLINE_MS = 2_000;
+
 /** Registers and dispatches `n` orders whose responses are lost (n − absent after commit). */
 async function backlog(
   database: DatabaseOption,
@@ -106,6 +113,7 @@ async function backlog(
     database,
     adapters: [new RefdestAdapter({ baseUrl: server.url, declaration: refdestDeclaration("C2") })],
     crashPoints: NO_CRASH_POINTS,
+    config: { dispatchDeadlineMs: BACKLOG_DISPATCH_DEADLINE_MS },
     workerId: "backlog-writer",
   });
   const ids: string[] = [];
@@ -268,6 +276,10 @@ describe.skipIf(SKIP_POSTGRES)("irrevon worker processes [postgres]", () => {
     { timeout: 240_000 },
     async () => {
       await backlog(ledger.app, server, 20, 4);
+      // The workers stop after 3 short cycles: let every backlog call's commit horizon (call
+      // start + dispatch deadline) pass first, so the lost-before-commit calls can be proven
+      // absent within those cycles instead of still awaiting lag.
+      await new Promise((r) => setTimeout(r, BACKLOG_DISPATCH_DEADLINE_MS + 1_000));
       const env = { IRREVON_REFDEST_URL: server.url, IRREVON_CONFIG: join(dir, "irrevon.toml") };
       const args = (i: number) => [
         "--database-url",

@@ -14,7 +14,7 @@
 import type { IntentContractInput } from "../../src/core/contract-input.js";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
-import { manualClock } from "../../src/engine/clock.js";
+import { manualClock, type ManualClock } from "../../src/engine/clock.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
 import { openIrrevon, type Irrevon } from "../../src/engine/irrevon.js";
 import { createInProcessTransport, createRefdest } from "../../src/refdest/index.js";
@@ -36,6 +36,8 @@ export interface SeedOptions {
   /** Stable ids of the flagship effect (default: distinctive test values). */
   readonly flagshipStableIds?: Readonly<Record<string, string>>;
 }
+
+const DISPATCH_DEADLINE_MS = 2_000;
 
 const ORIGINAL = {
   line_items: [{ sku: "SKU-118", quantity: 2 }],
@@ -82,6 +84,7 @@ async function must<T extends { status: string }>(
 async function seedWith(
   irrevon: Irrevon,
   refdest: ReturnType<typeof createRefdest>,
+  clock: ManualClock,
   options: SeedOptions,
 ): Promise<SeededLedger> {
   const ids = {
@@ -116,6 +119,9 @@ async function seedWith(
   const lost = await irrevon.register(contract(ids.lost));
   refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
   await must("lost dispatch", irrevon.dispatch(lost.effectId), "dispatched");
+  // The absence rule: a dropped connection does not end the server's work, so ABSENT counts
+  // only from the call's commit horizon (start + the 2 s dispatch deadline; lag PT0S).
+  clock.advance(DISPATCH_DEADLINE_MS);
   // Absence needs a second probe a re-read gap later (0 s here); a few steps at most.
   for (let i = 0; i < 5; i += 1) {
     const outcome = await irrevon.reconcile(lost.effectId);
@@ -145,13 +151,14 @@ export async function seedWorkbenchLedger(
     declaration: refdestDeclaration("C2"),
     transport: createInProcessTransport(refdest),
   });
+  const clock = manualClock();
   const irrevon = await openIrrevon({
     database: ledger.app,
     adapters: [adapter],
-    clock: manualClock(),
+    clock,
     config: {
       rereadGapSeconds: 0,
-      dispatchDeadlineMs: 2_000,
+      dispatchDeadlineMs: DISPATCH_DEADLINE_MS,
       probeDeadlineMs: 2_000,
       leaseTtlMs: 60_000,
     },
@@ -159,7 +166,7 @@ export async function seedWorkbenchLedger(
     crashPoints: NO_CRASH_POINTS,
   });
   try {
-    return await seedWith(irrevon, refdest, options);
+    return await seedWith(irrevon, refdest, clock, options);
   } finally {
     await irrevon.close();
   }
