@@ -20,6 +20,16 @@ import {
   type ExecutionRef,
 } from "../support/ledger-fixtures.js";
 
+/** A C1 replay probe passes the gate like any send (0040): an ALLOW decision of its own first. */
+async function gatedReplayProbe(l: TestLedger, ex: ExecutionRef): Promise<number> {
+  const d = await l.app.query<{ decision_id: number }>(
+    `INSERT INTO gate_decisions (effect_id, execution_id, variant, outcome, checks, evidence)
+     VALUES ($1, $2, 'c1_replay_probe', 'ALLOW', '[]'::jsonb, '{}'::jsonb) RETURNING decision_id`,
+    [ex.effectId, ex.executionId],
+  );
+  return insertAttempt(l.app, ex, "c1_replay_probe", Number(d.rows[0]?.decision_id));
+}
+
 async function transitionsOf(l: TestLedger, executionId: number): Promise<number> {
   const { rows } = await l.superuser.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM effect_transitions WHERE execution_id = $1",
@@ -202,7 +212,7 @@ describeEachBackend("evidence citations", (backend) => {
       { receipt_id: foreignOk },
       "citation_receipt_unknown",
     );
-    const replay = await insertAttempt(l.app, ex, "c1_replay_probe", null);
+    const replay = await gatedReplayProbe(l, ex);
     const failedReplay = await insertReceipt(l.app, replay, "FAILED");
     await expectRefused(
       l,

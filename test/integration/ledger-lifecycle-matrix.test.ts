@@ -35,6 +35,16 @@ const CAUSE_ACTORS = [
   ).values(),
 ];
 
+/** A C1 replay probe passes the gate like any send (0040): an ALLOW decision of its own first. */
+async function gatedReplayProbe(l: TestLedger, ex: ExecutionRef): Promise<number> {
+  const d = await l.app.query<{ decision_id: number }>(
+    `INSERT INTO gate_decisions (effect_id, execution_id, variant, outcome, checks, evidence)
+     VALUES ($1, $2, 'c1_replay_probe', 'ALLOW', '[]'::jsonb, '{}'::jsonb) RETURNING decision_id`,
+    [ex.effectId, ex.executionId],
+  );
+  return insertAttempt(l.app, ex, "c1_replay_probe", Number(d.rows[0]?.decision_id));
+}
+
 async function executionAt(l: TestLedger, state: LifecycleState | null): Promise<ExecutionRef> {
   if (state === null) {
     const e = await insertEffect(l.superuser);
@@ -183,7 +193,7 @@ describeEachBackend("lifecycle matrix", (backend) => {
     expect(await transitionsOf(l, ex.executionId)).toBe(before);
     for (const key of ["receipt_id", "human"]) {
       const other = await executionAt(l, "AMBIGUOUS");
-      const replay = await insertAttempt(l.app, other, "c1_replay_probe", null);
+      const replay = await gatedReplayProbe(l, other);
       const citation =
         key === "receipt_id"
           ? await insertReceipt(l.app, replay, "OK")

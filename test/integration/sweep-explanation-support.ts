@@ -99,8 +99,8 @@ export async function committedOrder(
 }
 
 /**
- * Step 0's response is lost before commit, absence is proven (LOST), a human re-dispatches
- * step 1, which commits. Returns step 0's operation id (whose effect may surface later).
+ * Step 0's response is lost before commit, the dispatch deadline passes, absence is proven
+ * (LOST), a human re-dispatches step 1, which commits. Returns step 0's operation id (whose effect may surface later).
  */
 export async function lostThenRedispatched(
   t: TwoDestinations,
@@ -110,6 +110,9 @@ export async function lostThenRedispatched(
   const { effectId, operationId } = await t.irrevon.register(orderContract());
   main.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
   expect(await t.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+  // The absence rule: ABSENT counts only once the commit horizon (call start + the 2 s
+  // dispatch deadline, for a dropped response) has passed.
+  t.clock.advance(2_000);
   const settled = await t.irrevon.reconcile(effectId);
   expect(settled).toMatchObject({ status: "failed" });
   const [lost] = await t.irrevon.findings({ classification: "LOST", effectId });
