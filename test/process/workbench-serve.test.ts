@@ -16,6 +16,12 @@ import { REPO_ROOT, TSX_IMPORT } from "../support/cli.js";
 import { openTestLedger, SKIP_POSTGRES, type TestLedger } from "../support/databases.js";
 
 const ENTRY = join(REPO_ROOT, "src/cli/main.ts");
+/**
+ * Each test starts `node --import tsx` children (tsx compiles the CLI on start) and the
+ * embedded test also opens PGlite twice (the clone here, the child's reopen): ~10 s of CPU
+ * unloaded, 40-65 s wall on a loaded machine (full suite, 2 workers), which overran 60 s.
+ */
+const PROCESS_TIMEOUT_MS = 120_000;
 
 interface Served {
   readonly child: ChildProcess;
@@ -94,7 +100,7 @@ describe("irrevon serve", () => {
     await app.close();
     running = await serve(["--data-dir", dataDir]);
     await exerciseAndStop(running);
-  }, 60_000);
+  }, PROCESS_TIMEOUT_MS);
 
   it.skipIf(SKIP_POSTGRES)(
     "serves a Postgres ledger as irrevon_read",
@@ -103,7 +109,7 @@ describe("irrevon serve", () => {
       running = await serve(["--database-url", ledger.url ?? ""]);
       await exerciseAndStop(running);
     },
-    60_000,
+    PROCESS_TIMEOUT_MS,
   );
 
   it("refuses a missing embedded ledger (exit 3) and a bad port (exit 2) before binding", async () => {
@@ -117,16 +123,14 @@ describe("irrevon serve", () => {
         child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
         child.on("close", (code) => done({ code, stdout }));
       });
-    const absent = await run([
-      "serve",
-      "--json",
-      "--data-dir",
-      join(tmpdir(), "irrevon-no-such-ledger"),
+    // Independent refusals: the two children run side by side.
+    const [absent, badPort] = await Promise.all([
+      run(["serve", "--json", "--data-dir", join(tmpdir(), "irrevon-no-such-ledger")]),
+      run(["serve", "--json", "--port", "70000"]),
     ]);
     expect(absent.code).toBe(3);
     expect(JSON.parse(absent.stdout)).toMatchObject({ error: { code: "not_found" } });
-    const badPort = await run(["serve", "--json", "--port", "70000"]);
     expect(badPort.code).toBe(2);
     expect(JSON.parse(badPort.stdout)).toMatchObject({ error: { code: "usage" } });
-  }, 60_000);
+  }, PROCESS_TIMEOUT_MS);
 });
