@@ -206,6 +206,9 @@ describeEachBackend("gate on every send", (backend) => {
     const { effectId } = await f.irrevon.register(orderContract());
     f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
     await f.irrevon.dispatch(effectId);
+    // The absence rule: recovery proves the loss only once the dropped call's deadline (the
+    // fixture's 2 s) plus the declared lag (PT0S) has passed.
+    f.clock.advance(2_000);
     const denyId = await f.irrevon.operator.addDenyEntry({
       effectType: "order.create",
       reason: "incident 9",

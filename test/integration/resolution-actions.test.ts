@@ -60,6 +60,9 @@ async function lost(f: EngineFixture): Promise<{ effectId: string; findingId: nu
   const { effectId } = await f.irrevon.register(orderContract());
   f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
   expect(await f.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+  // The absence rule: a dropped connection does not end the server's work, so an ABSENT read
+  // counts only once the call's deadline (the fixture's 2 s) plus the declared lag (PT0S) passed.
+  f.clock.advance(2_000);
   const outcome = await f.irrevon.reconcile(effectId);
   expect(outcome).toMatchObject({ status: "failed", escalated: false });
   if (outcome.status !== "failed" || outcome.findingId === null) throw new Error("no finding");

@@ -74,6 +74,9 @@ describeEachBackend("retry exits", (backend) => {
     const { effectId } = await f.irrevon.register(orderContract());
     f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
     await f.irrevon.dispatch(effectId);
+    // The absence rule: a dropped connection does not end the server's work, so an ABSENT read
+    // counts only once the call's deadline (the fixture's 2 s) plus the declared lag (PT0S) passed.
+    f.clock.advance(2_000);
     expect(await f.irrevon.reconcile(effectId)).toMatchObject({ status: "failed" });
     const [lost] = await f.irrevon.findings({ effectId });
     expect(lost?.classification).toBe("LOST");

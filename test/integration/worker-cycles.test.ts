@@ -163,6 +163,9 @@ describeEachBackend("worker cycles", (backend) => {
   it("carries out a recorded re-dispatch whose dispatch never ran", async () => {
     f = await openEngineFixture(backend, { config: { rereadGapSeconds: 0 } });
     const effectId = await ambiguous(f, "DROP_RESPONSE_BEFORE_COMMIT");
+    // The absence rule: an ABSENT read counts only once the dropped call's deadline (the
+    // fixture's 2 s) plus the declared lag (PT0S) has passed.
+    f.clock.advance(2_000);
     const lost = await f.irrevon.reconcile(effectId);
     if (lost.status !== "failed" || lost.findingId === null) throw new Error("expected LOST");
     // The deciding process wrote its decision (one transaction) and died before dispatching.
@@ -170,7 +173,8 @@ describeEachBackend("worker cycles", (backend) => {
       findingId: lost.findingId,
       actor: "human",
       authority: { authorityRef: "auth_ops_9", stampedAt: new Date().toISOString() },
-      evidence: { note: "resend", absent_probe_id: lost.probeIds[0] },
+      // 0045: a re-dispatch cites the NEWEST probe of the latest execution, answered ABSENT.
+      evidence: { note: "resend", absent_probe_id: lost.probeIds[lost.probeIds.length - 1] },
     });
     const report = await f.irrevon.cycle({ sweep: false });
     expect(report).toMatchObject({ resumed: 1 });
