@@ -13,7 +13,8 @@ import { refdestDeclaration } from "../../../src/adapters/declarations/refdest.j
 import { RefdestAdapter } from "../../../src/adapters/refdest-adapter.js";
 import { countByInvariant } from "../../../src/testing/history-checker.js";
 import { SKIP_POSTGRES, type Backend } from "../databases.js";
-import { CrashRun } from "./crash-run.js";
+import { CRASH_CHILD_TIMING, CrashRun } from "./crash-run.js";
+import { sleep } from "./engine-process.js";
 import { intent } from "./intents.js";
 
 /** Seams the engine source actually hits (a new seam without a scenario fails the suite). */
@@ -171,6 +172,9 @@ export const SCENARIOS: readonly Scenario[] = [
         { fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } },
       ]);
       expect(await first.call(a.dispatchLine)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+      // The absence rule: ABSENT counts only once the dropped call's deadline has passed, so the
+      // settle (and its seam) is reached however fast the machine is.
+      await sleep(Number(CRASH_CHILD_TIMING.IRREVON_DISPATCH_DEADLINE_MS) + 200);
       expect(await first.send(`RECONCILE ${a.effectId}`)).toMatchObject({
         exit: { signal: "SIGKILL" },
       });
