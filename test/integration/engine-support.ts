@@ -131,3 +131,13 @@ export function orderContract(overrides: Record<string, unknown> = {}): IntentCo
 export function destinationEffects(refdest: Refdest): number {
   return refdest.truthDump().effects.length;
 }
+
+/** A single-number query (`SELECT count(*) AS n …`) on the ledger as irrevon_app. */
+export async function countRows(
+  f: EngineFixture,
+  sql: string,
+  params: unknown[] = [],
+): Promise<number> {
+  const { rows } = await f.ledger.app.query<{ n: unknown }>(sql, params);
+  return Number(rows[0]?.n ?? 0);
+}

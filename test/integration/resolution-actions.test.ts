@@ -19,6 +19,7 @@ import {
   openEngineFixture,
   orderContract,
   type EngineFixture,
+  countRows,
 } from "./engine-support.js";
 
 const AUTHORITY = () => ({
@@ -26,10 +27,7 @@ const AUTHORITY = () => ({
   stamped_at: new Date().toISOString(),
 });
 
-async function count(f: EngineFixture, sql: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await f.ledger.app.query<{ n: unknown }>(sql, params);
-  return Number(rows[0]?.n ?? 0);
-}
+const count = countRows;
 
 async function chain(f: EngineFixture, findingId: number): Promise<string[]> {
   const { rows } = await f.ledger.app.query<{

@@ -24,14 +24,16 @@ import { openIrrevon } from "../../src/engine/irrevon.js";
 import { createInProcessTransport, createRefdest } from "../../src/refdest/index.js";
 import { expectAuditClean } from "../support/audit.js";
 import { describeEachBackend, openTestLedger } from "../support/databases.js";
-import { openEngineFixture, orderContract, type EngineFixture } from "./engine-support.js";
+import {
+  countRows,
+  openEngineFixture,
+  orderContract,
+  type EngineFixture,
+} from "./engine-support.js";
 
 const OOB = { effect_type: "order.create", payload: { note: "created by another client" } };
 
-async function count(f: EngineFixture, sql: string): Promise<number> {
-  const { rows } = await f.ledger.app.query<{ n: unknown }>(sql);
-  return Number(rows[0]?.n ?? 0);
-}
+const count = countRows;
 
 async function orphanRefs(f: EngineFixture): Promise<string[]> {
   const { rows } = await f.ledger.app.query<{ destination_ref: string; effect_id: string | null }>(
