@@ -182,6 +182,12 @@ describe("engine: run()", () => {
       lifecycle: "SETTLED_COMMITTED",
       classification: "CONFIRMED_UNIQUE",
     });
+    // The inspect document is typed: unions for closed sets, numbers for ids.
+    expect(inspection.record.effect_class).toBe("IRREVERSIBLE");
+    expect(typeof inspection.executions[0]?.execution_id).toBe("number");
+    expect(inspection.receipts.map((r) => r.transport_outcome)).toEqual(["LOST"]);
+    expect(inspection.probes.map((p) => [p.result, p.n_found])).toEqual([["PRESENT", 1]]);
+    expect(inspection.timeline.map((t) => t.to_state).at(-1)).toBe("SETTLED_COMMITTED");
   });
 
   it("C3 lost response: ambiguous, a human decides; the message says do not retry", async () => {
