@@ -35,6 +35,7 @@ export const ErrorCode = {
   worker_id_in_use: "worker_id_in_use",
   schema_behind: "schema_behind",
   evidence_invalid: "evidence_invalid",
+  adapter_nonconformant: "adapter_nonconformant",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
