@@ -96,9 +96,7 @@ async function boot(): Promise<Irrevon> {
       leaseTtlMs: envNumber("IRREVON_LEASE_TTL_MS", 30_000),
       // Process tests shorten the INDETERMINATE backoff so a slow probe under load is
       // retried within the test's patience instead of 30 s later.
-      ...(env("IRREVON_BACKOFF_BASE_S") === undefined
-        ? {}
-        : { backoffBaseSeconds: envNumber("IRREVON_BACKOFF_BASE_S", 30) }),
+      ...(env("IRREVON_BACKOFF_BASE_S") === undefined ? {} : { backoffBaseSeconds: envNumber("IRREVON_BACKOFF_BASE_S", 30) }),
     },
     ...(workerId === undefined ? {} : { workerId }),
     ...(env("IRREVON_LOG") === "1" ? { events: stderrEvents } : {}),
