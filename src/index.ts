@@ -107,6 +107,22 @@ export {
 export { RefdestAdapter } from "./adapters/refdest-adapter.js";
 export type { RefdestAdapterOptions } from "./adapters/refdest-adapter.js";
 export { refdestDeclaration } from "./adapters/declarations/refdest.js";
+export { defineAdapter } from "./adapters/define-adapter.js";
+export type {
+  AdapterDefinition,
+  C1AdapterDefinition,
+  C2AdapterDefinition,
+  C3AdapterDefinition,
+  C1DeclarationInput,
+  C2DeclarationInput,
+  C3DeclarationInput,
+  CallContext,
+  ConsistencyInput,
+  DurationText,
+  FindResult,
+  PayloadProblemInput,
+  QueryKeyName,
+} from "./adapters/define-adapter-types.js";
 
 // Core
 export { IrrevonError, ContractInvalidError, ErrorCode, isIrrevonError } from "./core/errors.js";

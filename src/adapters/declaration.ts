@@ -8,11 +8,12 @@
  * ({@link DECLARATION_BOUNDS}), both before anything uses them. Imports: core.
  */
 import { createHash } from "node:crypto";
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import canonicalize from "canonicalize";
 import { ContractInvalidError, IrrevonError } from "../core/errors.js";
 import { preflight, type JsonBounds } from "../core/preflight.js";
 import type { CapabilityDeclaration } from "./contract.js";
+import { describeValue, fieldRule } from "./declaration-fields.js";
 
 /** Attribution modes, strongest first; a declaration lists its modes in this order. */
 export const ATTRIBUTION_MODES = [
@@ -128,16 +129,39 @@ function schemaValidator(): ValidateFunction {
   return validator;
 }
 
-function invalid(
-  path: string,
-  reason: string,
-  limit?: { readonly limit: string; readonly limit_value: string | number },
-): IrrevonError {
+interface InvalidExtra {
+  /** JSON pointer of the offending field when it differs from `path` (missing or unknown member). */
+  readonly field?: string;
+  readonly limit?: string;
+  readonly limit_value?: string | number;
+  readonly allowed?: string;
+  readonly fix?: string;
+}
+
+/**
+ * A `declaration_invalid` error naming the field, the allowed values (or limit) and the fix.
+ * `path` is the JSON pointer of the value that was checked (the container for a missing or
+ * unknown member); `details.field` is the member itself.
+ */
+function invalid(path: string, reason: string, extra: InvalidExtra = {}): IrrevonError {
+  const at = path || "/";
+  const field = extra.field ?? at;
+  const rule = fieldRule(field);
+  const allowed = extra.allowed ?? rule.allowed;
+  const fix = extra.fix ?? rule.fix;
   return new IrrevonError(
     "declaration_invalid",
-    `capability declaration invalid at ${path || "/"}: ${reason}`,
+    `capability declaration invalid at ${field}: ${reason}; allowed: ${allowed}; fix: ${fix}`,
     {
-      details: { path: path || "/", reason, ...limit },
+      details: {
+        path: at,
+        field,
+        reason,
+        allowed,
+        fix,
+        ...(extra.limit === undefined ? {} : { limit: extra.limit }),
+        ...(extra.limit_value === undefined ? {} : { limit_value: extra.limit_value }),
+      },
     },
   );
 }
@@ -160,6 +184,8 @@ export const DECLARATION_BOUNDS: JsonBounds = {
   omitUndefinedMembers: true,
 };
 
+const DURATION_RULE =
+  'an ISO 8601 duration "PT[nH][nM][n(.n)S]" (at least one part) of at most 366 days, e.g. "PT30S"';
 const DURATION_PARTS = /^PT(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/;
 
 /**
@@ -172,45 +198,92 @@ export function parseIsoDurationSeconds(text: string, path = ""): number {
   // The text is bounded first, so the pattern below never scans a megabyte of digits.
   const m = typeof text === "string" && text.length <= 64 ? DURATION_PARTS.exec(text) : null;
   if (m === null && typeof text === "string" && /^PT\d/.test(text) && text.length > 64) {
-    throw invalid(path, "duration too long", {
+    throw invalid(path, `got a duration of ${text.length} characters`, {
       limit: "max_duration_seconds",
       limit_value: MAX_DURATION_SECONDS,
+      allowed: DURATION_RULE,
+      fix: "state a duration of at most 366 days (PT8784H)",
     });
   }
-  if (m === null) throw invalid(path, "not a duration of the form PT[nH][nM][n(.n)S]");
+  if (m === null) {
+    throw invalid(
+      path,
+      `got ${describeValue(text)}, not a duration of the form PT[nH][nM][n(.n)S]`,
+      {
+        allowed: DURATION_RULE,
+        fix: "write days as hours (P1D → PT24H) and use only H, M and S parts",
+      },
+    );
+  }
   const seconds = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
   if (!(seconds <= MAX_DURATION_SECONDS)) {
-    throw invalid(path, `duration longer than ${MAX_DURATION_SECONDS} s (366 days)`, {
-      limit: "max_duration_seconds",
-      limit_value: MAX_DURATION_SECONDS,
-    });
+    throw invalid(
+      path,
+      `got ${text} = ${seconds} s, longer than ${MAX_DURATION_SECONDS} s (366 days)`,
+      {
+        limit: "max_duration_seconds",
+        limit_value: MAX_DURATION_SECONDS,
+        allowed: DURATION_RULE,
+        fix: "state a duration of at most 366 days (PT8784H), or null if the destination states no bound",
+      },
+    );
   }
   return seconds;
 }
 
 function crossFieldRules(d: CapabilityDeclaration): void {
   const idem = d.idempotency;
-  if (idem.supported && idem.window === null)
-    throw invalid("/idempotency/window", "a supported idempotency key needs a window");
+  if (idem.supported && idem.window === null) {
+    throw invalid("/idempotency/window", "got null with idempotency.supported = true", {
+      allowed: 'a duration such as "PT24H" when idempotency is supported',
+      fix: "state how long the destination remembers a key, or set idempotency.supported to false",
+    });
+  }
   if (!idem.supported && (idem.window !== null || idem.replay_semantics !== null)) {
     throw invalid(
       "/idempotency",
-      "window and replay_semantics must be null when idempotency is not supported",
+      `got window ${JSON.stringify(idem.window)} and replay_semantics ${describeValue(idem.replay_semantics)} with supported = false`,
+      {
+        allowed: "{supported: false, window: null, replay_semantics: null}",
+        fix: "set window and replay_semantics to null, or set supported to true (tier C1)",
+      },
     );
   }
-  if ((d.tier === "C1") !== idem.supported)
-    throw invalid("/tier", "tier C1 means native idempotency; other tiers have none");
+  if ((d.tier === "C1") !== idem.supported) {
+    throw invalid(
+      "/tier",
+      `got ${JSON.stringify(d.tier)} with idempotency.supported = ${String(idem.supported)}`,
+      {
+        allowed: '"C1" iff idempotency.supported is true; "C2" or "C3" iff it is false',
+        fix: idem.supported
+          ? 'set tier to "C1" (native idempotency), or idempotency.supported to false'
+          : 'set tier to "C2" or "C3", or declare the idempotency key (supported, window, replay_semantics)',
+      },
+    );
+  }
   if (d.queryable.supported !== d.queryable.by.length > 0) {
     throw invalid(
       "/queryable/by",
-      "a queryable destination lists its query keys; a non-queryable one lists none",
+      `got ${d.queryable.by.length} keys with queryable.supported = ${String(d.queryable.supported)}`,
+      {
+        allowed: "at least one key iff queryable.supported is true; [] iff it is false",
+        fix: d.queryable.supported
+          ? 'list the status query keys (e.g. ["destination_ref"]) or set supported to false'
+          : "empty the list or set supported to true",
+      },
     );
   }
   if (d.queryable.by.includes("client_ref") && d.client_ref_field === null) {
-    throw invalid("/client_ref_field", "querying by client_ref needs a field to stamp it in");
+    throw invalid("/client_ref_field", 'got null while queryable.by lists "client_ref"', {
+      allowed: "the request field the adapter stamps the client ref into",
+      fix: 'name that field (e.g. "metadata.irrevon_ref"), or remove "client_ref" from queryable.by',
+    });
   }
   if (d.tier === "C3" && (d.queryable.supported || d.list_queryable)) {
-    throw invalid("/tier", "a C3 destination is neither queryable nor listable");
+    throw invalid("/tier", 'got "C3" with a queryable or listable destination', {
+      allowed: '"C3" only with queryable.supported = false and list_queryable = false',
+      fix: 'use tier "C2" for a destination that can be queried or listed, or set both to false',
+    });
   }
   for (const [path, lag] of [
     ["/consistency/status_settlement_lag", d.consistency.status_settlement_lag],
@@ -220,11 +293,14 @@ function crossFieldRules(d: CapabilityDeclaration): void {
     if (lag !== null) parseIsoDurationSeconds(lag, path);
   }
   const modes = d.attribution?.modes ?? [];
-  const ranks = modes.map((m) =>
-    ATTRIBUTION_MODES.indexOf(m as (typeof ATTRIBUTION_MODES)[number]),
-  );
-  if (ranks.some((r, i) => i > 0 && r < (ranks[i - 1] ?? -1))) {
-    throw invalid("/attribution/modes", "modes must be listed strongest first");
+  const rank = (m: string): number =>
+    ATTRIBUTION_MODES.indexOf(m as (typeof ATTRIBUTION_MODES)[number]);
+  if (modes.some((m, i) => i > 0 && rank(m) < rank(modes[i - 1] ?? ""))) {
+    const ordered = [...modes].sort((x, y) => rank(x) - rank(y));
+    throw invalid("/attribution/modes", `got ${modes.join(", ")} (not strongest first)`, {
+      allowed: `modes in this order: ${ATTRIBUTION_MODES.join(", ")}`,
+      fix: `reorder to ${ordered.join(", ")}`,
+    });
   }
 }
 
@@ -246,9 +322,12 @@ function boundDeclaration(input: unknown): void {
   } catch (error) {
     if (!(error instanceof ContractInvalidError)) throw error;
     const pointer = jsonPathToPointer(error.path);
+    const limitValue = error.details["limit_value"] as string | number;
     throw invalid(pointer, error.message, {
       limit: error.limit,
-      limit_value: error.details["limit_value"] as string | number,
+      limit_value: limitValue,
+      allowed: `${error.limit} ≤ ${String(limitValue)}`,
+      fix: "keep the declaration small and flat: it is a short JSON object of the documented fields",
     });
   }
 }
@@ -264,6 +343,58 @@ function jsonPathToPointer(path: string): string {
   return segments.length === 0 ? "/" : `/${segments.join("/")}`;
 }
 
+/** The value at a JSON pointer, or undefined. */
+function valueAt(root: unknown, pointer: string): unknown {
+  let at: unknown = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof at !== "object" || at === null) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/** The members the schema allows at a container pointer (object levels only). */
+function membersAt(pointer: string): readonly string[] {
+  let node: unknown = CAPABILITY_DECLARATION_SCHEMA;
+  for (const raw of pointer.split("/").slice(1)) {
+    const props = (node as { properties?: Record<string, unknown> }).properties;
+    node = props?.[raw];
+  }
+  const props = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return props === undefined ? [] : Object.keys(props);
+}
+
+/** The first schema error as a refusal naming the field, what it allows and the fix. */
+function schemaRefusal(e: ErrorObject | undefined, copy: unknown): IrrevonError {
+  const path = e?.instancePath ?? "";
+  const join = (name: string): string =>
+    `${path}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+  if (e?.keyword === "required") {
+    const name = String(e.params["missingProperty"]);
+    return invalid(path, `missing required member "${name}"`, {
+      field: join(name),
+      fix: `add "${name}": ${fieldRule(join(name)).allowed}`,
+    });
+  }
+  if (e?.keyword === "additionalProperties") {
+    const name = String(e.params["additionalProperty"]);
+    return invalid(path, `unknown member "${name}"`, {
+      field: join(name),
+      allowed: `only the members ${membersAt(path).join(", ")}`,
+      fix: `remove "${name}" (declarations are closed) or correct its spelling`,
+    });
+  }
+  const value = valueAt(copy, path);
+  const detail =
+    e?.keyword === "uniqueItems"
+      ? " with a duplicate entry"
+      : e?.keyword === "minItems"
+        ? " (too few entries)"
+        : "";
+  return invalid(path, `got ${describeValue(value)}${detail}`);
+}
+
 /**
  * Validate a declaration (bounds, schema, then cross-field rules) and return a frozen copy.
  * Throws IrrevonError `declaration_invalid` with `details.path` (JSON pointer) and `details.reason`.
@@ -274,15 +405,10 @@ export function loadDeclaration(input: unknown): CapabilityDeclaration {
   try {
     copy = JSON.parse(JSON.stringify(input)) as unknown;
   } catch {
-    throw invalid("", "not JSON-serialisable");
+    throw invalid("", "got a value that is not JSON-serialisable");
   }
   const validate = schemaValidator();
-  if (!validate(copy)) {
-    const e = validate.errors?.[0];
-    const extra =
-      e?.keyword === "additionalProperties" ? ` '${String(e.params["additionalProperty"])}'` : "";
-    throw invalid(e?.instancePath ?? "", `${e?.message ?? "invalid"}${extra}`);
-  }
+  if (!validate(copy)) throw schemaRefusal(validate.errors?.[0], copy);
   const decl = copy as CapabilityDeclaration;
   crossFieldRules(decl);
   return deepFreeze(decl);

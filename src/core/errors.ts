@@ -37,6 +37,7 @@ export const ErrorCode = {
   evidence_invalid: "evidence_invalid",
   stable_id_not_in_schema: "stable_id_not_in_schema",
   tool_definition_invalid: "tool_definition_invalid",
+  adapter_nonconformant: "adapter_nonconformant",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
