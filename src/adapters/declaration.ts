@@ -242,7 +242,7 @@ function crossFieldRules(d: CapabilityDeclaration): void {
   if (!idem.supported && (idem.window !== null || idem.replay_semantics !== null)) {
     throw invalid(
       "/idempotency",
-      `got window ${JSON.stringify(idem.window)} and replay_semantics ${describeValue(idem.replay_semantics)} with supported = false`,
+      `got window ${describeValue(idem.window)} and replay_semantics ${describeValue(idem.replay_semantics)} with supported = false`,
       {
         allowed: "{supported: false, window: null, replay_semantics: null}",
         fix: "set window and replay_semantics to null, or set supported to true (tier C1)",

@@ -353,6 +353,37 @@ export const CHECKS: Readonly<Record<ConformanceCheckName, Check>> = {
   "list.pagination": listPagination,
 };
 
+/** Grace beyond an adapter call's deadline before the suite calls it hung. */
+export const DEADLINE_GRACE_MS = 2000;
+
+/**
+ * The adapter with every wire method bounded: a call still unsettled `DEADLINE_GRACE_MS` after
+ * its deadline fails the check (the contract says a call ends at its deadline).
+ */
+export function deadlineBounded(a: Adapter): Adapter {
+  const bounded = <T>(method: string, deadlineMs: number, p: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(
+          new StepFailed(
+            `${method} did not settle within its deadline (${deadlineMs} ms) + ${DEADLINE_GRACE_MS} ms: an adapter must end its call at the deadline`,
+          ),
+        );
+      }, deadlineMs + DEADLINE_GRACE_MS);
+    });
+    return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+  };
+  return {
+    adapterId: a.adapterId,
+    declare: () => a.declare(),
+    validatePayload: (t, p) => a.validatePayload(t, p),
+    dispatch: (o, d, s) => bounded("dispatch", d, a.dispatch(o, d, s)),
+    statusQuery: (k, d, s) => bounded("statusQuery", d, a.statusQuery(k, d, s)),
+    listEffects: (w, c, d) => bounded("listEffects", d, a.listEffects(w, c, d)),
+  };
+}
+
 /** A check's own failure reason, or null when the error is not one. */
 export function stepFailure(e: unknown): string | null {
   return e instanceof StepFailed ? e.message : null;

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { IrrevonError, isIrrevonError } from "../core/errors.js";
 import { loadDeclaration } from "../adapters/declaration.js";
-import { CHECKS, stepFailure, type CheckContext } from "./conformance-checks.js";
+import { CHECKS, deadlineBounded, stepFailure, type CheckContext } from "./conformance-checks.js";
 import {
   CONFORMANCE_CHECKS,
   type ConformanceCheck,
@@ -87,7 +87,7 @@ export async function checkAdapterConformance(
         tier = d.tier;
         const ctx: CheckContext = {
           h,
-          a: h.adapter,
+          a: deadlineBounded(h.adapter),
           d,
           deadlineMs,
           run: randomBytes(6).toString("hex"),

@@ -260,3 +260,18 @@ describe("options and the public kit", () => {
     expect(clock.now().toISOString()).toBe("2026-01-01T00:00:01.500Z");
   });
 });
+
+describe("an adapter that ignores its deadline", () => {
+  it("fails the check whose call hangs, naming the deadline", async () => {
+    const report = await checkAdapterConformance(
+      refdestHarness({
+        tier: "C2",
+        wrap: (a) =>
+          wrapAdapter(a, { statusQuery: () => new Promise<StatusResult>(() => undefined) }),
+      }),
+      { only: ["not_found.client_ref"], deadlineMs: 50 },
+    );
+    expect(failedNames(report)).toEqual(["not_found.client_ref"]);
+    expect(report.failures[0]?.reason).toMatch(/did not settle within its deadline \(50 ms\)/);
+  });
+});
