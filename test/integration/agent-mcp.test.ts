@@ -3,8 +3,9 @@
  * McpServer over the SDK's InMemoryTransport; the client plays the model. A lost response plus
  * a re-worded retry leaves ONE order at the destination and the client gets the original
  * result; a new order id makes a second order; a deny-listed effect type comes back as
- * `isError: true` with the denial and nothing sent; the listed annotations are truthful; a
- * bad definition is refused at registration.
+ * `isError: true` with the denial and nothing sent; a lost reply at a C3 destination comes
+ * back as `ambiguous` with `isError: false`; the listed annotations are truthful; a bad
+ * definition is refused at registration.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -15,6 +16,7 @@ import { isIrrevonError } from "../../src/core/errors.js";
 import {
   createRequests,
   destinationOrders,
+  loseNextNotifyResponse,
   EU_ORDER,
   FIRST_CALL,
   loseNextCreateResponse,
@@ -23,6 +25,7 @@ import {
   pauseEuOrders,
   placeOrder,
   placeOrderEu,
+  placeOrderLegacy,
   REWORDED_RETRY,
   type AgentFixture,
 } from "./agent-support.js";
@@ -36,6 +39,7 @@ async function connect(f: AgentFixture): Promise<Session> {
   const server = new McpServer({ name: "shop", version: "1.0.0" });
   registerGuardedTool(server, f.irrevon, placeOrder);
   registerGuardedTool(server, f.irrevon, placeOrderEu);
+  registerGuardedTool(server, f.irrevon, placeOrderLegacy);
   const client = new Client({ name: "agent", version: "1.0.0" });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -69,7 +73,11 @@ describe("irrevon/mcp with the real MCP SDK (Client ⇄ McpServer, in memory)", 
 
   it("lists the tool with truthful annotations and the zod input schema", async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["place_order", "place_order_eu"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "place_order",
+      "place_order_eu",
+      "place_order_legacy",
+    ]);
     const tool = tools.find((t) => t.name === "place_order");
     expect(tool?.annotations).toMatchObject({
       destructiveHint: true,
@@ -132,6 +140,26 @@ describe("irrevon/mcp with the real MCP SDK (Client ⇄ McpServer, in memory)", 
     expect(denied.text).toBe(denied.structured?.["message"]);
     expect(destinationOrders(f.refdest)).toHaveLength(ordersBefore);
     expect(createRequests(f.refdest)).toBe(createsBefore);
+  });
+
+  it("a lost reply at a C3 destination is ambiguous, NOT an error; the retry collapses onto it", async () => {
+    loseNextNotifyResponse(f.refdestC3);
+    const lost = await call(session, FIRST_CALL, "place_order_legacy");
+    // The effect may have happened: not an error (an error invites a retry), and the text says so.
+    expect(lost.isError).toBe(false);
+    expect(lost.structured).toMatchObject({ status: "ambiguous", replayed: false });
+    expect(lost.text).toContain("do not retry");
+
+    const retry = await call(session, REWORDED_RETRY, "place_order_legacy");
+    expect(retry.isError).toBe(false);
+    expect(retry.structured).toMatchObject({
+      status: "ambiguous",
+      replayed: true,
+      effect_id: lost.structured?.["effect_id"],
+    });
+    // The destination holds the one effect the lost call made; the retry sent nothing.
+    expect(f.refdestC3.truthDump().effects).toHaveLength(1);
+    expect(f.refdestC3.requestLog().filter((e) => e.op === "notify")).toHaveLength(1);
   });
 
   it("refuses a definition whose stable ids are not fields of the schema", () => {

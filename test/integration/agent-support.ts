@@ -1,7 +1,7 @@
 /**
  * test/integration/agent-support — shared by the agent-binding suites (AI SDK, MCP): an engine
- * on a fresh PGlite test ledger wired to an in-process C2 reference destination (real clock),
- * and the `place_order` guarded-tool definition the scripted models call.
+ * on a fresh PGlite test ledger wired to two in-process reference destinations (C2: status
+ * query; C3: none), real clock, and the guarded-tool definitions the scripted models call.
  * Not a test file.
  */
 import { z } from "zod";
@@ -16,11 +16,13 @@ import { openTestLedger, type TestLedger } from "../support/databases.js";
 export interface AgentFixture {
   readonly ledger: TestLedger;
   readonly refdest: Refdest;
+  /** A C3 destination (no status query): a lost reply stays ambiguous for a human. */
+  readonly refdestC3: Refdest;
   readonly irrevon: Irrevon;
   close(): Promise<void>;
 }
 
-/** Opens ledger + C2 refdest + engine (system clock). Always `close()` in afterEach. */
+/** Opens ledger + C2 and C3 refdests + engine (system clock). Always `close()` (afterAll). */
 export async function openAgentFixture(): Promise<AgentFixture> {
   const ledger = await openTestLedger("pglite");
   const refdest = createRefdest({ tier: "C2", seed: 42 });
@@ -29,9 +31,15 @@ export async function openAgentFixture(): Promise<AgentFixture> {
     declaration: refdestDeclaration("C2"),
     transport: createInProcessTransport(refdest),
   });
+  const refdestC3 = createRefdest({ tier: "C3", seed: 43 });
+  const adapterC3 = new RefdestAdapter({
+    baseUrl: "http://127.0.0.1:4103",
+    declaration: refdestDeclaration("C3"),
+    transport: createInProcessTransport(refdestC3),
+  });
   const irrevon = await openIrrevon({
     database: ledger.app,
-    adapters: [adapter],
+    adapters: [adapter, adapterC3],
     config: { rereadGapSeconds: 0 },
     workerId: "agent-test",
     crashPoints: NO_CRASH_POINTS,
@@ -39,6 +47,7 @@ export async function openAgentFixture(): Promise<AgentFixture> {
   return {
     ledger,
     refdest,
+    refdestC3,
     irrevon,
     async close() {
       await irrevon.close();
@@ -101,6 +110,14 @@ export const placeOrderEu: GuardedToolDefinition<typeof placeOrderInput> = {
   scope: "acme-store/eu",
 };
 
+/** The legacy store's orders go to a C3 destination (no status query). */
+export const placeOrderLegacy: GuardedToolDefinition<typeof placeOrderInput> = {
+  ...placeOrder,
+  name: "place_order_legacy",
+  adapterId: "refdest-c3",
+  scope: "acme-store/legacy",
+};
+
 /** An EU order (used where the EU scope is deny-listed). */
 export const EU_ORDER = {
   order_id: "7001",
@@ -120,6 +137,11 @@ export async function pauseEuOrders(irrevon: Irrevon): Promise<void> {
 /** Makes the destination commit the next create and then cut the connection. */
 export function loseNextCreateResponse(refdest: Refdest): void {
   refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+}
+
+/** Makes a C3 destination commit the next notify and then cut the connection. */
+export function loseNextNotifyResponse(refdest: Refdest): void {
+  refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "notify" } }]);
 }
 
 /** Orders the destination really holds (ground truth). */

@@ -1,0 +1,94 @@
+/**
+ * What the model sees per outcome (docs/agents.md, table "What the model sees"): the MCP
+ * binding's `isError` and the AI SDK binding's model-output type for each RunResult status.
+ * `isError` / `error-json` exactly when the effect is known NOT to have happened (denied,
+ * failed); committed and ambiguous are normal results whose text says not to retry.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { guardedTool } from "../../src/agent/ai.js";
+import { toolResultForModel } from "../../src/agent/guarded-tool.js";
+import { callToolResult } from "../../src/agent/mcp.js";
+import type { Irrevon } from "../../src/engine/irrevon.js";
+import {
+  ambiguousMessage,
+  committedMessage,
+  deniedMessage,
+  failedMessage,
+  type RunResult,
+} from "../../src/engine/run-result.js";
+
+const base = { effectId: "e1", operationId: "e1:0", replayed: false, variant: null } as const;
+const RESULTS: Record<RunResult["status"], RunResult> = {
+  committed: {
+    ...base,
+    status: "committed",
+    destinationRef: "ord_1",
+    response: { http_status: 201 },
+    evidence: "reconciled",
+    modelMessage: committedMessage(false, null),
+  },
+  denied: {
+    ...base,
+    status: "denied",
+    check: "deny_list",
+    reason: "deny_listed",
+    modelMessage: deniedMessage("deny_list", "deny_listed"),
+  },
+  failed: {
+    ...base,
+    status: "failed",
+    retryable: false,
+    reason: "TERMINAL",
+    modelMessage: failedMessage(false, "TERMINAL", null),
+  },
+  ambiguous: {
+    ...base,
+    status: "ambiguous",
+    next: { action: "human", notBefore: null },
+    modelMessage: ambiguousMessage("human"),
+  },
+};
+const EXPECTED = {
+  committed: { isError: false, aiType: "json" },
+  denied: { isError: true, aiType: "error-json" },
+  failed: { isError: true, aiType: "error-json" },
+  ambiguous: { isError: false, aiType: "json" },
+} as const;
+
+// Defining a tool never touches the engine; execute is not called here.
+const tool = guardedTool({} as Irrevon, {
+  name: "place_order",
+  description: "Place an order.",
+  inputSchema: z.object({ order_id: z.string(), note: z.string().optional() }),
+  stableIds: ["order_id"],
+  effectType: "order.create",
+  adapterId: "refdest-c2",
+  scope: "acme-store/prod",
+  authorityRef: "auth_1",
+});
+
+describe("what the model sees for each outcome", () => {
+  for (const status of Object.keys(RESULTS) as RunResult["status"][]) {
+    it(`${status}: MCP isError=${EXPECTED[status].isError}, AI SDK ${EXPECTED[status].aiType}`, async () => {
+      const output = toolResultForModel(RESULTS[status]);
+      const mcp = callToolResult(output);
+      expect(mcp.isError).toBe(EXPECTED[status].isError);
+      expect(mcp.structuredContent).toMatchObject({ status, effect_id: "e1" });
+      expect(mcp.content[0]).toEqual({ type: "text", text: RESULTS[status].modelMessage });
+      expect(JSON.parse((mcp.content[1] as { text: string }).text)).toEqual(mcp.structuredContent);
+
+      const ai = await tool.toModelOutput?.({
+        toolCallId: "call-1",
+        input: { order_id: "9410" },
+        output,
+      });
+      expect(ai).toEqual({ type: EXPECTED[status].aiType, value: mcp.structuredContent });
+    });
+  }
+
+  it("committed and ambiguous messages tell the model not to retry when repeating is wrong", () => {
+    expect(toolResultForModel(RESULTS.ambiguous).message).toContain("do not retry");
+    expect(committedMessage(true, null)).toContain("do not retry");
+  });
+});
