@@ -14,6 +14,7 @@ import {
   type GuardedToolDefinition,
   type ToolResultForModel,
 } from "./guarded-tool.js";
+import { isToolError } from "./tool-error.js";
 
 /** The AI SDK's model-output union (not exported by name from "ai"). */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutput"]>>>;
@@ -23,9 +24,10 @@ export type GuardedToolOutput = ToolResultForModel;
 
 /**
  * Builds an AI SDK tool that runs every call through Irrevon. The model sees
- * `{ status, message, effect_id, replayed, … }`; `denied` and `failed` (the effect is known
- * not to have happened) reach the model as an error result (`error-json`), `committed` and
- * `ambiguous` as a normal result (`json`) whose message says not to retry.
+ * `{ status, message, effect_id, replayed, … }`: as an error result (`error-json`) exactly
+ * when the effect is known not to have happened (`failed`; `denied` except by dedup), else as
+ * a normal result (`json`) whose message says not to retry. Exceptions (input that fails the
+ * schema, infrastructure) are left to the AI SDK, which shows the model their message.
  *
  * @param irrevon - an open engine (see `openIrrevon`).
  * @param definition - the guarded tool: zod input schema, stable-id fields, effect type,
@@ -48,12 +50,10 @@ export function guardedTool<S extends ZodObject<ZodRawShape>>(
   });
 }
 
-/** denied/failed → error-json (nothing happened); committed/ambiguous → json. */
+/** error-json when the effect is known not to have happened ({@link isToolError}), else json. */
 function modelOutput(output: GuardedToolOutput): ToolResultOutput {
   const value = toJsonValue(output);
-  return output.status === "denied" || output.status === "failed"
-    ? { type: "error-json", value }
-    : { type: "json", value };
+  return isToolError(output) ? { type: "error-json", value } : { type: "json", value };
 }
 
 /** A plain JSON copy (drops undefined fields; readonly arrays become JSON arrays). */

@@ -2,7 +2,8 @@
  * agent/mcp — the Model Context Protocol binding ("irrevon/mcp"): registers a guarded tool on
  * an `McpServer` (TypeScript SDK v1). The tool's annotations are the guarded tool's truthful
  * hints, its result is the model text plus `structuredContent` ({@link toolResultForModel}),
- * and `isError` is set exactly when the effect is known NOT to have happened (denied, failed).
+ * and `isError` is set exactly when the effect is known NOT to have happened (failed; denied
+ * except by dedup — see agent/tool-error).
  * Only this file imports the MCP SDK (an optional peer dependency). Imports: agent, engine
  * (types), @modelcontextprotocol/sdk.
  */
@@ -17,6 +18,7 @@ import {
   type GuardedToolDefinition,
   type ToolResultForModel,
 } from "./guarded-tool.js";
+import { isToolError } from "./tool-error.js";
 
 /** The structured result every guarded MCP tool declares (extra fields allowed). */
 export const guardedToolOutputSchema = z.looseObject({
@@ -29,9 +31,9 @@ export const guardedToolOutputSchema = z.looseObject({
 /**
  * Registers `definition` as an MCP tool on `server` whose every call goes through Irrevon.
  * `destructiveHint`/`idempotentHint`/`openWorldHint` come from the guarded tool (truthful:
- * repeats collapse onto one effect). Result mapping (docs/agents.md): committed and ambiguous
- * → `isError: false` (the model must not retry; ambiguous says the outcome is being
- * verified), denied and failed → `isError: true` with the reason. Input that fails the
+ * repeats collapse onto one effect). Result mapping (docs/agents.md): committed, ambiguous and
+ * a dedup denial → `isError: false` (the model must not retry; ambiguous says the outcome is
+ * being verified), failed and the other denials → `isError: true` with the reason. Input that fails the
  * schema is refused by the SDK before the guard runs; engine errors become the SDK's
  * `isError` result with the error message.
  *
@@ -74,6 +76,6 @@ export function callToolResult(output: ToolResultForModel): CallToolResult {
       { type: "text", text: JSON.stringify(structured) },
     ],
     structuredContent: structured,
-    isError: output.status === "denied" || output.status === "failed",
+    isError: isToolError(output),
   };
 }

@@ -1,14 +1,15 @@
 /**
  * What the model sees per outcome (docs/agents.md, table "What the model sees"): the MCP
  * binding's `isError` and the AI SDK binding's model-output type for each RunResult status.
- * `isError` / `error-json` exactly when the effect is known NOT to have happened (denied,
- * failed); committed and ambiguous are normal results whose text says not to retry.
+ * `isError` / `error-json` exactly when the effect is known NOT to have happened (failed;
+ * denied except by dedup); committed, ambiguous and a dedup denial are normal results.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { guardedTool } from "../../src/agent/ai.js";
 import { toolResultForModel } from "../../src/agent/guarded-tool.js";
 import { callToolResult } from "../../src/agent/mcp.js";
+import { isToolError } from "../../src/agent/tool-error.js";
 import type { Irrevon } from "../../src/engine/irrevon.js";
 import {
   ambiguousMessage,
@@ -19,7 +20,7 @@ import {
 } from "../../src/engine/run-result.js";
 
 const base = { effectId: "e1", operationId: "e1:0", replayed: false, variant: null } as const;
-const RESULTS: Record<RunResult["status"], RunResult> = {
+const RESULTS: Record<string, RunResult> = {
   committed: {
     ...base,
     status: "committed",
@@ -35,6 +36,21 @@ const RESULTS: Record<RunResult["status"], RunResult> = {
     reason: "deny_listed",
     modelMessage: deniedMessage("deny_list", "deny_listed"),
   },
+  dedup: {
+    ...base,
+    replayed: true,
+    status: "denied",
+    check: "dedup",
+    reason: "duplicate_intent",
+    modelMessage: deniedMessage("dedup", "duplicate_intent"),
+  },
+  scope_busy: {
+    ...base,
+    status: "denied",
+    check: "scope_busy",
+    reason: "scope_busy",
+    modelMessage: deniedMessage("scope_busy", "scope_busy"),
+  },
   failed: {
     ...base,
     status: "failed",
@@ -49,12 +65,15 @@ const RESULTS: Record<RunResult["status"], RunResult> = {
     modelMessage: ambiguousMessage("human"),
   },
 };
-const EXPECTED = {
+const EXPECTED: Record<string, { isError: boolean; aiType: string }> = {
   committed: { isError: false, aiType: "json" },
   denied: { isError: true, aiType: "error-json" },
+  // An earlier call holds the effect: "error" would invite a work-around (a new order).
+  dedup: { isError: false, aiType: "json" },
+  scope_busy: { isError: true, aiType: "error-json" },
   failed: { isError: true, aiType: "error-json" },
   ambiguous: { isError: false, aiType: "json" },
-} as const;
+};
 
 // Defining a tool never touches the engine; execute is not called here.
 const tool = guardedTool({} as Irrevon, {
@@ -69,13 +88,15 @@ const tool = guardedTool({} as Irrevon, {
 });
 
 describe("what the model sees for each outcome", () => {
-  for (const status of Object.keys(RESULTS) as RunResult["status"][]) {
-    it(`${status}: MCP isError=${EXPECTED[status].isError}, AI SDK ${EXPECTED[status].aiType}`, async () => {
-      const output = toolResultForModel(RESULTS[status]);
+  for (const [name, result] of Object.entries(RESULTS)) {
+    const expected = EXPECTED[name];
+    it(`${name}: MCP isError=${expected?.isError}, AI SDK ${expected?.aiType}`, async () => {
+      const output = toolResultForModel(result);
       const mcp = callToolResult(output);
-      expect(mcp.isError).toBe(EXPECTED[status].isError);
-      expect(mcp.structuredContent).toMatchObject({ status, effect_id: "e1" });
-      expect(mcp.content[0]).toEqual({ type: "text", text: RESULTS[status].modelMessage });
+      expect(mcp.isError).toBe(expected?.isError);
+      expect(isToolError(output)).toBe(expected?.isError);
+      expect(mcp.structuredContent).toMatchObject({ status: result.status, effect_id: "e1" });
+      expect(mcp.content[0]).toEqual({ type: "text", text: result.modelMessage });
       expect(JSON.parse((mcp.content[1] as { text: string }).text)).toEqual(mcp.structuredContent);
 
       const ai = await tool.toModelOutput?.({
@@ -83,12 +104,12 @@ describe("what the model sees for each outcome", () => {
         input: { order_id: "9410" },
         output,
       });
-      expect(ai).toEqual({ type: EXPECTED[status].aiType, value: mcp.structuredContent });
+      expect(ai).toEqual({ type: expected?.aiType, value: mcp.structuredContent });
     });
   }
 
   it("committed and ambiguous messages tell the model not to retry when repeating is wrong", () => {
-    expect(toolResultForModel(RESULTS.ambiguous).message).toContain("do not retry");
+    expect(ambiguousMessage("reconcile")).toContain("do not retry");
     expect(committedMessage(true, null)).toContain("do not retry");
   });
 });
