@@ -162,6 +162,24 @@ describe("irrevon/mcp with the real MCP SDK (Client ⇄ McpServer, in memory)", 
     expect(f.refdestC3.requestLog().filter((e) => e.op === "notify")).toHaveLength(1);
   });
 
+  it("arguments that fail the schema are a tool error naming the field; nothing is written", async () => {
+    const records = async (): Promise<number> => {
+      const { rows } = await f.ledger.app.query<{ n: string }>(
+        "SELECT count(*) AS n FROM effect_records",
+      );
+      return Number(rows[0]?.n);
+    };
+    const before = await records();
+    const createsBefore = createRequests(f.refdest);
+    const { order_id: _omitted, ...withoutOrderId } = NEW_ORDER;
+    const refused = await call(session, withoutOrderId);
+    expect(refused.isError).toBe(true);
+    expect(refused.structured).toBeUndefined();
+    expect(refused.text).toContain("order_id");
+    expect(await records()).toBe(before);
+    expect(createRequests(f.refdest)).toBe(createsBefore);
+  });
+
   it("refuses a definition whose stable ids are not fields of the schema", () => {
     const server = new McpServer({ name: "shop", version: "1.0.0" });
     let code: string | undefined;

@@ -4,6 +4,8 @@
  * `isError` / `error-json` exactly when the effect is known NOT to have happened (failed;
  * denied except by dedup); committed, ambiguous and a dedup denial are normal results.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { guardedTool } from "../../src/agent/ai.js";
@@ -111,5 +113,16 @@ describe("what the model sees for each outcome", () => {
   it("committed and ambiguous messages tell the model not to retry when repeating is wrong", () => {
     expect(ambiguousMessage("reconcile")).toContain("do not retry");
     expect(committedMessage(true, null)).toContain("do not retry");
+  });
+
+  it("docs/agents.md quotes the messages the model really gets", () => {
+    const doc = readFileSync(join(import.meta.dirname, "..", "..", "docs", "agents.md"), "utf8");
+    for (const message of [
+      committedMessage(false, null),
+      committedMessage(true, null),
+      deniedMessage("scope_busy", "scope_busy"),
+      ambiguousMessage("reconcile"),
+    ])
+      expect(doc).toContain(message);
   });
 });
