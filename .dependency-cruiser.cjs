@@ -40,6 +40,13 @@ module.exports = {
       to: { path: "^src/(ledger|db|refdest)/" },
     },
     { name: "agent-not-imported-below", severity: "error", from: { path: "^src/(core|db|ledger|engine|adapters|refdest|advisory)/" }, to: { path: "^src/agent/" } },
+    {
+      name: "agent-frameworks-only-in-their-binding",
+      comment: "The core stays framework-free: only a binding file (irrevon/ai, irrevon/mcp, …) imports its framework, and nothing in src imports a binding.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/agent/(ai|mcp|openai-agents|langchain)\\.ts$" },
+      to: { path: "(^src/agent/(ai|mcp|openai-agents|langchain)\\.ts$|node_modules/(ai|@ai-sdk|@modelcontextprotocol|@openai/agents|@langchain|langchain)/)" },
+    },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
   ],
   options: {

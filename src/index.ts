@@ -162,3 +162,6 @@ export type {
   GuardedToolDefinition,
   ToolResultForModel,
 } from "./agent/guarded-tool.js";
+
+// Agent tools: when a guarded result is shown to the model as an error (all bindings)
+export { isToolError } from "./agent/tool-error.js";

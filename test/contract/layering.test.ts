@@ -2,7 +2,8 @@
  * The layering rules bite: dependency-cruiser, run with the repository's own configuration
  * on a small planted tree, reports the identity module importing raw model arguments, the
  * authority path reaching advisory (also indirectly), core importing another layer, an agent
- * tool importing the ledger, and the engine importing an agent tool.
+ * tool importing the ledger, the engine importing an agent tool, and the entry point importing
+ * a framework binding.
  * (The real tree is checked by `npm run layering`, part of `npm test`.)
  */
 import { execFileSync } from "node:child_process";
@@ -47,6 +48,8 @@ describe("layering rules", () => {
       "src/core/leaky.ts": 'import { g } from "../engine/gate.ts";\nexport const l = g;\n',
       "src/agent/tool.ts": 'import { h } from "../ledger/helper.ts";\nexport const a = h;\n',
       "src/engine/uses-agent.ts": 'import { a } from "../agent/tool.ts";\nexport const u = a;\n',
+      "src/agent/ai.ts": "export const binding = 1;\n",
+      "src/index.ts": 'import { binding } from "./agent/ai.ts";\nexport const i = binding;\n',
     });
     const violations = cruise(root);
     const rules = new Set(violations.map((v) => v.rule));
@@ -55,6 +58,7 @@ describe("layering rules", () => {
     expect(rules).toContain("core-imports-nothing");
     expect(violations).toContainEqual({ rule: "agent-no-storage-or-destination", from: "src/agent/tool.ts" });
     expect(violations).toContainEqual({ rule: "agent-not-imported-below", from: "src/engine/uses-agent.ts" });
+    expect(violations).toContainEqual({ rule: "agent-frameworks-only-in-their-binding", from: "src/index.ts" });
     // Indirect: the engine reaches advisory only through the ledger.
     expect(violations.filter((v) => v.rule === "advisory-never-on-authority-path").map((v) => v.from)).toContain("src/engine/gate.ts");
   }, 60_000);

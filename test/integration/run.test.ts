@@ -140,6 +140,17 @@ describe("engine: run()", () => {
     expect(c2.truthDump().effects).toHaveLength(1);
   });
 
+  it("concurrent calls of one intent: one registration, one wire call; the others collapse onto it", async () => {
+    const results = await Promise.all([1, 2, 3].map(() => irrevon.run(request())));
+    expect(creates(c2)).toBe(1);
+    expect(new Set(results.map((r) => r.effectId)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    // Each is committed, or (if the first call outlived a caller's budget) ambiguous: never a second send.
+    for (const r of results)
+      expect(["committed", "ambiguous"], JSON.stringify(r)).toContain(r.status);
+    expect(results.filter((r) => r.status === "committed").length).toBeGreaterThanOrEqual(1);
+  });
+
   it("denied by the deny list: which check and why, nothing sent", async () => {
     await irrevon.operator.addDenyEntry({ effectType: "refund.issue", reason: "refunds frozen" });
     const result = await irrevon.run(request({ effectType: "refund.issue" }));
