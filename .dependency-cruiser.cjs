@@ -32,6 +32,27 @@ module.exports = {
       from: { path: "^src/bench/arms/" },
       to: { path: "^src/bench/(fixtures|metrics|stats|oracles|runner)/" },
     },
+    {
+      name: "openai-agents-only-in-its-binding",
+      comment: "irrevon/openai-agents: @openai/agents is an optional peer; only its binding file imports it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/agent/openai-agents\\.ts$" },
+      to: { path: "node_modules/@openai/agents" },
+    },
+    {
+      name: "langchain-only-in-its-binding",
+      comment: "irrevon/langchain: @langchain/core is an optional peer; only its binding file imports it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/agent/langchain\\.ts$" },
+      to: { path: "node_modules/(@langchain/|langchain/)" },
+    },
+    {
+      name: "agent-bindings-not-in-main-entry",
+      comment: "The main entry never loads a framework binding (they are subpath exports).",
+      severity: "error",
+      from: { path: "^src/(?!agent/(openai-agents|langchain)\\.ts$)" },
+      to: { path: "^src/agent/(openai-agents|langchain|binding-support)\\.ts$" },
+    },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
   ],
   options: {
