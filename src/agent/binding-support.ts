@@ -106,8 +106,13 @@ export async function isOutcomeAmbiguous<S extends ZodObject<ZodRawShape>>(
   }
   let effectId: string;
   try {
-    const scope = typeof definition.scope === "function" ? definition.scope(input) : definition.scope;
-    effectId = deriveIdentity({ effect_type: definition.effectType, scope, stable_ids: stableIds }).intentId;
+    const scope =
+      typeof definition.scope === "function" ? definition.scope(input) : definition.scope;
+    effectId = deriveIdentity({
+      effect_type: definition.effectType,
+      scope,
+      stable_ids: stableIds,
+    }).intentId;
   } catch {
     return false;
   }

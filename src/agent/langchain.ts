@@ -40,7 +40,10 @@ export function guardedLangChainTool<S extends ZodObject<ZodRawShape>>(
   definition: GuardedToolDefinition<S>,
 ): DynamicStructuredTool<S> {
   const guarded = defineGuardedTool(irrevon, definition);
-  const run = async (input: ZodInfer<S>, signal: AbortSignal | undefined): Promise<[string, GuardedToolArtifact]> => {
+  const run = async (
+    input: ZodInfer<S>,
+    signal: AbortSignal | undefined,
+  ): Promise<[string, GuardedToolArtifact]> => {
     try {
       const result = await guarded.execute(input, signal === undefined ? {} : { signal });
       return [resultTextForModel(result), result];

@@ -1,0 +1,208 @@
+/**
+ * irrevon/openai-agents driven by the real `@openai/agents` Runner with a scripted model: a
+ * lost response and a re-worded retry make ONE destination effect and the retry reads the
+ * original result; a new order makes a second one; a deny-listed effect type is denied with
+ * nothing sent; an AMBIGUOUS effect needs approval before a retry runs; a stable id missing
+ * from the schema is refused at definition.
+ */
+import { Agent, Runner } from "@openai/agents";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { guardedAgentTool } from "../../src/agent/openai-agents.js";
+import { IrrevonError } from "../../src/core/errors.js";
+import {
+  answer,
+  callTool,
+  openAgentWorld,
+  orderTool,
+  ScriptedModel,
+  type AgentWorld,
+} from "../support/agent-worlds.js";
+
+const runner = new Runner({ tracingDisabled: true });
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const FIRST = {
+  order_id: "9410",
+  items: [{ sku: "SKU-118", quantity: 2 }],
+  note: "standard shipping",
+};
+const REWORDED = {
+  order_id: "9410",
+  items: [{ sku: "SKU-118", quantity: 2 }],
+  note: "ship it the usual way, please",
+};
+const OTHER = {
+  order_id: "9411",
+  items: [{ sku: "SKU-200", quantity: 1 }],
+  note: "standard shipping",
+};
+
+function agentWith(model: ScriptedModel, w: AgentWorld, options = {}): Agent {
+  return new Agent({
+    name: "shop-assistant",
+    instructions: "Place the orders the user asks for.",
+    model,
+    tools: [guardedAgentTool(w.irrevon, orderTool(w.adapterId), options)],
+  });
+}
+
+function parsed(text: string | undefined): Record<string, unknown> {
+  expect(text, "the model was shown no output for this call").toBeTypeOf("string");
+  return JSON.parse(text ?? "null") as Record<string, unknown>;
+}
+
+describe("irrevon/openai-agents", () => {
+  it("lost response + re-worded retry: one destination effect, the retry reads the original result; a new order is a second effect", async () => {
+    world = await openAgentWorld("C2");
+    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    const model = new ScriptedModel([
+      callTool("call_1", "place_order", FIRST),
+      callTool("call_2", "place_order", REWORDED),
+      callTool("call_3", "place_order", OTHER),
+      answer("Both orders are placed."),
+    ]);
+    const result = await runner.run(
+      agentWith(model, world),
+      "Order 2 of SKU-118, then 1 of SKU-200.",
+    );
+    expect(result.finalOutput).toBe("Both orders are placed.");
+
+    const first = parsed(model.toolOutput("call_1"));
+    const retry = parsed(model.toolOutput("call_2"));
+    const other = parsed(model.toolOutput("call_3"));
+    const truth = world.destination.truthDump().effects;
+    expect(truth).toHaveLength(2);
+    expect(world.createRequests()).toBe(2); // the lost one and the new order: no resend
+
+    expect(first).toMatchObject({ status: "committed", replayed: false });
+    expect(first["destination_ref"]).toBe(truth[0]?.destination_ref);
+    expect(retry).toMatchObject({ status: "committed", replayed: true });
+    expect(retry["effect_id"]).toBe(first["effect_id"]);
+    expect(retry["destination_ref"]).toBe(first["destination_ref"]);
+    expect(retry["response"]).toEqual(first["response"]);
+    expect(retry["changed_fields"]).toEqual(["note"]);
+
+    expect(other).toMatchObject({ status: "committed", replayed: false });
+    expect(other["effect_id"]).not.toBe(first["effect_id"]);
+    expect(other["destination_ref"]).toBe(truth[1]?.destination_ref);
+  });
+
+  it("a deny-listed effect type: the model reads the denial and nothing is sent", async () => {
+    world = await openAgentWorld("C2");
+    await world.irrevon.operator.addDenyEntry({
+      effectType: "order.create",
+      reason: "orders frozen",
+    });
+    const model = new ScriptedModel([callTool("call_1", "place_order", FIRST), answer("Denied.")]);
+    await runner.run(agentWith(model, world), "Order 2 of SKU-118.");
+
+    const denied = parsed(model.toolOutput("call_1"));
+    expect(denied).toMatchObject({ status: "denied", check: "deny_list", replayed: false });
+    expect(world.createRequests()).toBe(0);
+    expect(world.createdEffects()).toBe(0);
+  });
+
+  it("an AMBIGUOUS effect: a retry interrupts for approval; rejected, the model reads the rejection and nothing is resent", async () => {
+    world = await openAgentWorld("C3"); // no status query: a lost response stays AMBIGUOUS
+    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    const model = new ScriptedModel([
+      callTool("call_1", "place_order", FIRST),
+      callTool("call_2", "place_order", REWORDED),
+      answer("I will wait for the check."),
+    ]);
+    const agent = agentWith(model, world);
+    const paused = await runner.run(agent, "Order 2 of SKU-118.");
+
+    const first = parsed(model.toolOutput("call_1"));
+    expect(first["status"]).toBe("ambiguous");
+    expect(String(first["message"])).toContain("do not retry");
+    expect(paused.interruptions).toHaveLength(1);
+    const approval = paused.interruptions[0];
+    expect(approval?.name).toBe("place_order");
+    expect(approval?.arguments).toBe(JSON.stringify(REWORDED));
+
+    if (approval === undefined) throw new Error("no interruption");
+    paused.state.reject(approval, {
+      message: "A human is verifying order 9410; do not place it again.",
+    });
+    const resumed = await runner.run(agent, paused.state);
+    expect(resumed.finalOutput).toBe("I will wait for the check.");
+    expect(model.toolOutput("call_2")).toBe(
+      "A human is verifying order 9410; do not place it again.",
+    );
+    expect(world.createRequests()).toBe(1);
+    expect(world.createdEffects()).toBe(1);
+    const status = await world.irrevon.status(String(first["effect_id"]));
+    expect(status.lifecycle).toBe("AMBIGUOUS");
+  });
+
+  it("an AMBIGUOUS effect, retry approved: the call collapses onto the first one, no second send", async () => {
+    world = await openAgentWorld("C3");
+    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    const model = new ScriptedModel([
+      callTool("call_1", "place_order", FIRST),
+      callTool("call_2", "place_order", FIRST),
+      answer("Waiting."),
+    ]);
+    const agent = agentWith(model, world);
+    const paused = await runner.run(agent, "Order 2 of SKU-118.");
+    const approval = paused.interruptions[0];
+    if (approval === undefined) throw new Error("expected an interruption for the retry");
+    paused.state.approve(approval);
+    await runner.run(agent, paused.state);
+
+    const first = parsed(model.toolOutput("call_1"));
+    const retry = parsed(model.toolOutput("call_2"));
+    expect(retry).toMatchObject({
+      status: "ambiguous",
+      replayed: true,
+      effect_id: first["effect_id"],
+    });
+    expect(world.createRequests()).toBe(1);
+  });
+
+  it("approval 'never': the same retry runs without an interruption and still sends nothing twice", async () => {
+    world = await openAgentWorld("C3");
+    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    const model = new ScriptedModel([
+      callTool("call_1", "place_order", FIRST),
+      callTool("call_2", "place_order", REWORDED),
+      answer("Waiting."),
+    ]);
+    const result = await runner.run(agentWith(model, world, { approval: "never" }), "Order it.");
+    expect(result.interruptions).toHaveLength(0);
+    expect(parsed(model.toolOutput("call_2"))).toMatchObject({
+      status: "ambiguous",
+      replayed: true,
+    });
+    expect(world.createRequests()).toBe(1);
+  });
+
+  it("a stable id missing from the schema is refused at definition", async () => {
+    const w = (world = await openAgentWorld("C2"));
+    const schema = z.object({ order: z.string(), note: z.string() });
+    let refused: unknown;
+    try {
+      guardedAgentTool(w.irrevon, {
+        name: "place_order",
+        description: "Places an order.",
+        inputSchema: schema,
+        stableIds: ["order_id" as "order"], // a typo the type system lets through with a cast
+        effectType: "order.create",
+        adapterId: w.adapterId,
+        scope: "acme-store/prod",
+        authorityRef: "auth_task_18",
+      });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(IrrevonError);
+    expect((refused as IrrevonError).code).toBe("stable_id_not_in_schema");
+    expect((refused as IrrevonError).message).toContain("order_id");
+  });
+});
