@@ -17,6 +17,15 @@ export type {
 } from "./engine/irrevon.js";
 export type { DatabaseOption } from "./engine/open-database.js";
 export type {
+  RunRequest,
+  RunResult,
+  RunCommitted,
+  RunDenied,
+  RunFailed,
+  RunAmbiguous,
+  ParameterVariant,
+} from "./engine/run-result.js";
+export type {
   DispatchOutcome,
   DispatchOptions,
   Dispatched,
@@ -103,3 +112,11 @@ export type {
 
 // Database
 export type { Db, DbRole } from "./db/db.js";
+
+// Agent tools (framework-neutral core of the bindings)
+export { defineGuardedTool, toolResultForModel } from "./agent/guarded-tool.js";
+export type {
+  GuardedTool,
+  GuardedToolDefinition,
+  ToolResultForModel,
+} from "./agent/guarded-tool.js";

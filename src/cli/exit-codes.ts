@@ -38,6 +38,8 @@ export const EXIT_CODE_FOR_ERROR: Readonly<Partial<Record<ErrorCode, ExitCodeNam
   config_invalid: "usage",
   usage: "usage",
   crash_hooks_forbidden: "usage",
+  stable_id_not_in_schema: "usage",
+  tool_definition_invalid: "usage",
 };
 
 /** Exit code for an error code. */

@@ -35,6 +35,8 @@ export const ErrorCode = {
   worker_id_in_use: "worker_id_in_use",
   schema_behind: "schema_behind",
   evidence_invalid: "evidence_invalid",
+  stable_id_not_in_schema: "stable_id_not_in_schema",
+  tool_definition_invalid: "tool_definition_invalid",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

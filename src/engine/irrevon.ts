@@ -20,6 +20,7 @@ import type { AuthorityInput } from "../ledger/append-authority.js";
 import { appendAuthority } from "../ledger/append-authority.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
 import { canonicalDigest } from "../core/canonical.js";
+import { revealForAdapter } from "../core/taint.js";
 import { openRetryExecution, type OpenedExecution } from "../ledger/open-retry-execution.js";
 import {
   addDenyEntry,
@@ -47,6 +48,8 @@ import { openLedgerDatabase, type DatabaseOption } from "./open-database.js";
 import { reconcileEffect } from "./reconciler.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
 import { runRecovery, type RecoveryReport } from "./recovery.js";
+import { runEffect } from "./run.js";
+import type { RunRequest, RunResult } from "./run-result.js";
 import { closeResolutionsAfterCommit } from "./resolution-hooks.js";
 import {
   resolveFindingAction,
@@ -129,8 +132,18 @@ export interface Irrevon {
   readonly workerId: string;
   /** The ledger handle (irrevon_app). */
   readonly db: Db;
-  /** Validates and persists an intent contract (INTENDED→PERSISTED) or adjudicates a replay. */
+  /**
+   * Validates and persists an intent contract (INTENDED→PERSISTED) or adjudicates a replay.
+   * The adapter validates the payload first: a refused payload is `payload_invalid` and
+   * nothing is written.
+   */
   register(contract: IntentContractInput): Promise<RegisterResult>;
+  /**
+   * "Do this irreversible thing once": register, gate, dispatch at most once and, after a lost
+   * response, reconcile within `reconcileWithinMs`. Returns committed, denied, failed or
+   * ambiguous as a value; bad input throws before anything is written.
+   */
+  run(request: RunRequest): Promise<RunResult>;
   /** Runs the commit gate and, if allowed, exactly one wire call. */
   dispatch(effectId: string, options?: DispatchOptions): Promise<DispatchOutcome>;
   /** One reconciliation step for an effect (never sleeps). */
@@ -250,13 +263,20 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     if (lifecycle === "SETTLED_COMMITTED") await closeResolutionsAfterCommit(db, effectId);
   }
 
-  return {
+  const irrevon: Irrevon = {
     workerId,
     db,
     async register(contract) {
       const intent = validateIntentContract(contract);
       await refuseFutureStamp(intent.stampedAt, "contract_invalid");
       const entry = adapters.require(intent.adapterId);
+      // Before anything is written: a payload the adapter refuses never becomes a record.
+      validatePayloadFor(
+        entry.adapter,
+        intent.adapterId,
+        intent.effectType,
+        revealForAdapter(intent.parameters),
+      );
       const result = await registerIntent(db, intent, entry.declarationDigest, {
         beforeCommit: () => crash.hit("persist.pre_commit"),
       });
@@ -268,6 +288,7 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       });
       return result;
     },
+    run: (request) => runEffect(ctx, irrevon, request),
     async dispatch(effectId, dispatchOptions) {
       const outcome = await dispatchEffect(ctx, effectId, dispatchOptions);
       if (outcome.status === "dispatched") await afterCommit(effectId, outcome.lifecycle);
@@ -388,4 +409,23 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       await opened.close();
     },
   };
+  return irrevon;
+}
+
+/** Runs the adapter's payload check; anything it throws becomes payload_invalid naming the adapter. */
+function validatePayloadFor(
+  adapter: Adapter,
+  adapterId: string,
+  effectType: string,
+  payload: Readonly<Record<string, unknown>>,
+): void {
+  try {
+    adapter.validatePayload(effectType, payload);
+  } catch (e) {
+    if (e instanceof IrrevonError && e.code === ErrorCode.payload_invalid) throw e;
+    throw new IrrevonError(ErrorCode.payload_invalid, "the adapter rejected the payload", {
+      details: { adapter_id: adapterId, effect_type: effectType, field: "parameters" },
+      cause: e,
+    });
+  }
 }
