@@ -87,27 +87,31 @@ function stableIdValue(value: unknown): string | null {
 
 /**
  * True when the ledger holds an effect for this input's identity (effect type, scope, stable
- * ids) whose latest execution is AMBIGUOUS — sent, outcome not yet known. False when there is
- * no such effect or it is in any other state; false too when the input cannot form an
- * identity (execute then refuses it with a clear error). True when the ledger cannot be read:
- * if we cannot tell, a human decides.
+ * ids, formed exactly as the guarded tool forms them) whose latest execution is AMBIGUOUS —
+ * sent, outcome not yet known. False when there is no such effect or it is in any other
+ * state; false too when the input does not parse or cannot form an identity (execute then
+ * refuses it with a clear error). True when the ledger cannot be read: if we cannot tell, a
+ * human decides.
  */
 export async function isOutcomeAmbiguous<S extends ZodObject<ZodRawShape>>(
   irrevon: Irrevon,
   definition: GuardedToolDefinition<S>,
-  input: ZodInfer<S>,
+  input: unknown,
 ): Promise<boolean> {
-  const fields = input as Record<string, unknown>;
+  const parsed = definition.inputSchema.safeParse(input);
+  if (!parsed.success) return false;
+  const value = parsed.data as ZodInfer<S>;
+  const fields = value as Record<string, unknown>;
   const stableIds: Record<string, string> = {};
   for (const name of definition.stableIds) {
-    const value = stableIdValue(fields[name]);
-    if (value === null || value.length === 0) return false;
-    stableIds[name] = value;
+    const text = stableIdValue(fields[name]);
+    if (text === null || text.length === 0) return false;
+    stableIds[name] = text;
   }
   let effectId: string;
   try {
     const scope =
-      typeof definition.scope === "function" ? definition.scope(input) : definition.scope;
+      typeof definition.scope === "function" ? definition.scope(value) : definition.scope;
     effectId = deriveIdentity({
       effect_type: definition.effectType,
       scope,
@@ -130,7 +134,7 @@ export async function needsApprovalFor<S extends ZodObject<ZodRawShape>>(
   policy: ApprovalPolicy,
   irrevon: Irrevon,
   definition: GuardedToolDefinition<S>,
-  input: ZodInfer<S>,
+  input: unknown,
 ): Promise<boolean> {
   if (policy === "always") return true;
   if (policy === "never") return false;

@@ -86,10 +86,6 @@ export function ambiguousInterruptOn<S extends ZodObject<ZodRawShape>>(
   return {
     allowedDecisions: ["approve", "reject"],
     description: `${definition.name}: an earlier call with these identifiers was sent and its outcome is not known yet. Approve to let the ledger verify and answer; reject to stop.`,
-    async when(request) {
-      const parsed = definition.inputSchema.safeParse(request.toolCall.args);
-      if (!parsed.success) return false;
-      return isOutcomeAmbiguous(irrevon, definition, parsed.data as ZodInfer<S>);
-    },
+    when: (request) => isOutcomeAmbiguous(irrevon, definition, request.toolCall.args),
   };
 }

@@ -56,8 +56,7 @@ export function guardedAgentTool<S extends ZodObject<ZodRawShape>>(
     description: guarded.description,
     parameters,
     strict: true,
-    needsApproval: (_context, input) =>
-      needsApprovalFor(policy, irrevon, definition, input as ZodInfer<S>),
+    needsApproval: (_context, input) => needsApprovalFor(policy, irrevon, definition, input),
     // Reached only when the SDK fails before our execute runs (e.g. arguments that do not
     // parse): nothing was recorded or sent.
     errorFunction: (_context, error) =>

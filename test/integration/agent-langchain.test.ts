@@ -4,21 +4,28 @@
  * destination effect and the retry's ToolMessage carries the original result; a new order
  * makes a second one; a deny-listed effect type is denied with nothing sent; the approval
  * predicate fires only for an AMBIGUOUS effect; a stable id missing from the schema is
- * refused at definition.
+ * refused at definition. One ledger for the file; tests keep apart by scope.
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
-import { createAgent } from "langchain";
-import { afterEach, describe, expect, it } from "vitest";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { createAgent, humanInTheLoopMiddleware, type AnyAgentMiddleware } from "langchain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ambiguousInterruptOn, guardedLangChainTool } from "../../src/agent/langchain.js";
+import {
+  ambiguousInterruptOn,
+  guardedLangChainTool,
+  type GuardedInterruptOn,
+} from "../../src/agent/langchain.js";
 import { IrrevonError } from "../../src/core/errors.js";
 import { openAgentWorld, orderTool, type AgentWorld } from "../support/agent-worlds.js";
 
-let world: AgentWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
+let w: AgentWorld;
+beforeAll(async () => {
+  w = await openAgentWorld();
+});
+afterAll(async () => {
+  await w.close();
 });
 
 const FIRST = {
@@ -37,8 +44,15 @@ const OTHER = {
   note: "standard shipping",
 };
 
-function openWorld(tier: "C2" | "C3"): Promise<AgentWorld> {
-  return openAgentWorld(tier).then((opened) => (world = opened));
+/**
+ * langchain's humanInTheLoopMiddleware, typed loosely: its option types (a zod v3 schema) do
+ * not compile under this repo's exactOptionalPropertyTypes; the runtime is what is tested.
+ */
+function approvalMiddleware(interruptOn: Record<string, GuardedInterruptOn>): AnyAgentMiddleware {
+  const create = humanInTheLoopMiddleware as unknown as (options: {
+    interruptOn: Record<string, GuardedInterruptOn>;
+  }) => AnyAgentMiddleware;
+  return create({ interruptOn });
 }
 
 /** The ToolMessage answering `callId`: content parsed, artifact as given. */
@@ -57,7 +71,8 @@ function toolAnswer(
 }
 
 async function runAgent(
-  w: AgentWorld,
+  adapterId: string,
+  scope: string,
   calls: { id: string; args: unknown }[],
 ): Promise<BaseMessage[]> {
   let model = fakeModel();
@@ -69,7 +84,7 @@ async function runAgent(
   model = model.respond(new AIMessage("Done."));
   const agent = createAgent({
     model,
-    tools: [guardedLangChainTool(w.irrevon, orderTool(w.adapterId))],
+    tools: [guardedLangChainTool(w.irrevon, orderTool(adapterId, scope))],
   });
   const state = await agent.invoke({ messages: [new HumanMessage("Place my orders.")] });
   return state.messages;
@@ -77,9 +92,8 @@ async function runAgent(
 
 describe("irrevon/langchain", () => {
   it("lost response + re-worded retry: one destination effect, the retry reads the original result; a new order is a second effect", async () => {
-    const w = await openWorld("C2");
-    w.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
-    const messages = await runAgent(w, [
+    w.prompt.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    const messages = await runAgent(w.promptAdapterId, "shop/lost", [
       { id: "call_1", args: FIRST },
       { id: "call_2", args: REWORDED },
       { id: "call_3", args: OTHER },
@@ -88,16 +102,18 @@ describe("irrevon/langchain", () => {
     const first = toolAnswer(messages, "call_1");
     const retry = toolAnswer(messages, "call_2");
     const other = toolAnswer(messages, "call_3");
-    const truth = w.destination.truthDump().effects;
-    expect(truth).toHaveLength(2);
-    expect(w.createRequests()).toBe(2);
+    const truth = w.prompt.truthDump().effects;
+    const stored = (effectId: unknown) =>
+      truth.find((e) => e.client_ref?.startsWith(`${String(effectId)}:`));
 
-    expect(first.content).toMatchObject({
-      status: "committed",
-      replayed: false,
-      destination_ref: truth[0]?.destination_ref,
-    });
+    expect(first.content).toMatchObject({ status: "committed", replayed: false });
+    expect(first.content["destination_ref"]).toBe(
+      stored(first.content["effect_id"])?.destination_ref,
+    );
     expect(first.artifact).toMatchObject({ status: "committed", evidence: "reconciled" });
+    expect(w.effectsFor(first.content["effect_id"])).toBe(1);
+    expect(w.createsFor(first.content["effect_id"])).toBe(1); // the lost one was never resent
+
     expect(retry.content).toMatchObject({
       status: "committed",
       replayed: true,
@@ -106,41 +122,94 @@ describe("irrevon/langchain", () => {
       changed_fields: ["note"],
     });
     expect(retry.content["response"]).toEqual(first.content["response"]);
-    expect(other.content).toMatchObject({
-      status: "committed",
-      replayed: false,
-      destination_ref: truth[1]?.destination_ref,
-    });
+
+    expect(other.content).toMatchObject({ status: "committed", replayed: false });
+    expect(other.content["effect_id"]).not.toBe(first.content["effect_id"]);
+    expect(w.effectsFor(other.content["effect_id"])).toBe(1);
+    expect(other.content["destination_ref"]).toBe(
+      stored(other.content["effect_id"])?.destination_ref,
+    );
   });
 
   it("a deny-listed effect type: the model reads the denial and nothing is sent", async () => {
-    const w = await openWorld("C2");
-    await w.irrevon.operator.addDenyEntry({ effectType: "order.create", reason: "orders frozen" });
-    const messages = await runAgent(w, [{ id: "call_1", args: FIRST }]);
+    await w.irrevon.operator.addDenyEntry({
+      effectType: "order.create",
+      scope: "shop/frozen",
+      reason: "orders frozen",
+    });
+    const before = w.totalCreates();
+    const messages = await runAgent(w.promptAdapterId, "shop/frozen", [
+      { id: "call_1", args: FIRST },
+    ]);
     const denied = toolAnswer(messages, "call_1");
-    expect(denied.content).toMatchObject({ status: "denied", check: "deny_list" });
+    expect(denied.content).toMatchObject({ status: "denied", check: "deny_list", replayed: false });
     expect(denied.artifact).toMatchObject({ status: "denied", check: "deny_list" });
-    expect(w.createRequests()).toBe(0);
-    expect(w.createdEffects()).toBe(0);
+    expect(w.createsFor(denied.content["effect_id"])).toBe(0);
+    expect(w.totalCreates()).toBe(before);
   });
 
-  it("ambiguousInterruptOn: no interrupt for a new or committed effect, an interrupt once the effect is AMBIGUOUS", async () => {
-    const w = await openWorld("C3");
-    const definition = orderTool(w.adapterId);
+  it("humanInTheLoopMiddleware + ambiguousInterruptOn: a retry of an AMBIGUOUS effect pauses; rejected, the model reads the rejection and nothing is resent", async () => {
+    const definition = orderTool(w.laggingAdapterId, "shop/ambiguous");
     const interruptOn = ambiguousInterruptOn(w.irrevon, definition);
-    expect(await interruptOn.when({ toolCall: { args: FIRST } })).toBe(false);
+    w.lagging.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    const model = fakeModel()
+      .respondWithTools([{ name: "place_order", args: FIRST, id: "call_1" }])
+      .respondWithTools([{ name: "place_order", args: REWORDED, id: "call_2" }])
+      .respond(new AIMessage("I will wait for the check."));
+    const agent = createAgent({
+      model,
+      tools: [guardedLangChainTool(w.irrevon, definition)],
+      middleware: [approvalMiddleware({ place_order: interruptOn })],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "ambiguous-1" } };
+    const paused = await agent.invoke(
+      { messages: [new HumanMessage("Order 2 of SKU-118.")] },
+      config,
+    );
 
-    w.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
-    const messages = await runAgent(w, [{ id: "call_1", args: FIRST }]);
-    expect(toolAnswer(messages, "call_1").content["status"]).toBe("ambiguous");
-    expect(await interruptOn.when({ toolCall: { args: REWORDED } })).toBe(true);
-    expect(await interruptOn.when({ toolCall: { args: OTHER } })).toBe(false);
-    expect(await interruptOn.when({ toolCall: { args: { order_id: 9410 } } })).toBe(false); // does not parse
+    const first = toolAnswer(paused.messages, "call_1");
+    expect(first.content).toMatchObject({ status: "ambiguous", replayed: false });
+    expect(String(first.content["message"])).toContain("do not retry");
+    const interrupts = (
+      paused as {
+        __interrupt__?: { value: { actionRequests: { name: string; args: unknown }[] } }[];
+      }
+    ).__interrupt__;
+    expect(interrupts?.[0]?.value.actionRequests).toEqual([
+      { name: "place_order", args: REWORDED, description: expect.any(String) },
+    ]);
+
+    const resumed = await agent.invoke(
+      new Command({
+        resume: { decisions: [{ type: "reject", message: "A human is verifying order 9410." }] },
+      }),
+      config,
+    );
+    const rejected = resumed.messages.find(
+      (m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === "call_2",
+    );
+    expect(String(rejected?.content)).toContain("A human is verifying order 9410.");
+    expect(rejected?.artifact).toBeUndefined(); // the guarded tool never ran
+    expect(w.createsFor(first.content["effect_id"])).toBe(1);
+    expect((await w.irrevon.status(String(first.content["effect_id"]))).lifecycle).toBe(
+      "AMBIGUOUS",
+    );
+  });
+
+  it("ambiguousInterruptOn.when: false for a new effect, a committed one or arguments that do not parse", async () => {
+    const interruptOn = ambiguousInterruptOn(w.irrevon, orderTool(w.promptAdapterId, "shop/when"));
+    expect(await interruptOn.when({ toolCall: { args: FIRST } })).toBe(false);
+    const messages = await runAgent(w.promptAdapterId, "shop/when", [
+      { id: "call_1", args: FIRST },
+    ]);
+    expect(toolAnswer(messages, "call_1").content["status"]).toBe("committed");
+    expect(await interruptOn.when({ toolCall: { args: REWORDED } })).toBe(false);
+    expect(await interruptOn.when({ toolCall: { args: { order_id: 9410 } } })).toBe(false);
     expect(interruptOn.allowedDecisions).toEqual(["approve", "reject"]);
   });
 
-  it("a stable id missing from the schema is refused at definition", async () => {
-    const w = await openWorld("C2");
+  it("a stable id missing from the schema is refused at definition", () => {
     const schema = z.object({ order: z.string(), note: z.string() });
     let refused: unknown;
     try {
@@ -150,8 +219,8 @@ describe("irrevon/langchain", () => {
         inputSchema: schema,
         stableIds: ["order_id" as "order"], // a typo the type system lets through with a cast
         effectType: "order.create",
-        adapterId: w.adapterId,
-        scope: "acme-store/prod",
+        adapterId: w.promptAdapterId,
+        scope: "shop/typo",
         authorityRef: "auth_task_18",
       });
     } catch (error) {

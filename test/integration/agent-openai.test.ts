@@ -3,12 +3,12 @@
  * lost response and a re-worded retry make ONE destination effect and the retry reads the
  * original result; a new order makes a second one; a deny-listed effect type is denied with
  * nothing sent; an AMBIGUOUS effect needs approval before a retry runs; a stable id missing
- * from the schema is refused at definition.
+ * from the schema is refused at definition. One ledger for the file; tests keep apart by scope.
  */
 import { Agent, Runner } from "@openai/agents";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { guardedAgentTool } from "../../src/agent/openai-agents.js";
+import { guardedAgentTool, type GuardedAgentToolOptions } from "../../src/agent/openai-agents.js";
 import { IrrevonError } from "../../src/core/errors.js";
 import {
   answer,
@@ -20,10 +20,12 @@ import {
 } from "../support/agent-worlds.js";
 
 const runner = new Runner({ tracingDisabled: true });
-let world: AgentWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
+let w: AgentWorld;
+beforeAll(async () => {
+  w = await openAgentWorld();
+});
+afterAll(async () => {
+  await w.close();
 });
 
 const FIRST = {
@@ -42,12 +44,17 @@ const OTHER = {
   note: "standard shipping",
 };
 
-function agentWith(model: ScriptedModel, w: AgentWorld, options = {}): Agent {
+function agentWith(
+  model: ScriptedModel,
+  adapterId: string,
+  scope: string,
+  options: GuardedAgentToolOptions = {},
+): Agent {
   return new Agent({
     name: "shop-assistant",
     instructions: "Place the orders the user asks for.",
     model,
-    tools: [guardedAgentTool(w.irrevon, orderTool(w.adapterId), options)],
+    tools: [guardedAgentTool(w.irrevon, orderTool(adapterId, scope), options)],
   });
 }
 
@@ -56,10 +63,26 @@ function parsed(text: string | undefined): Record<string, unknown> {
   return JSON.parse(text ?? "null") as Record<string, unknown>;
 }
 
+/** A lost response on the lagging destination, then a retry: the run pauses for approval. */
+async function ambiguousThenRetry(
+  scope: string,
+  retry: unknown,
+  options: GuardedAgentToolOptions = {},
+) {
+  w.lagging.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+  const model = new ScriptedModel([
+    callTool("call_1", "place_order", FIRST),
+    callTool("call_2", "place_order", retry),
+    answer("I will wait for the check."),
+  ]);
+  const agent = agentWith(model, w.laggingAdapterId, scope, options);
+  const paused = await runner.run(agent, "Order 2 of SKU-118.");
+  return { model, agent, paused, first: parsed(model.toolOutput("call_1")) };
+}
+
 describe("irrevon/openai-agents", () => {
   it("lost response + re-worded retry: one destination effect, the retry reads the original result; a new order is a second effect", async () => {
-    world = await openAgentWorld("C2");
-    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    w.prompt.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
     const model = new ScriptedModel([
       callTool("call_1", "place_order", FIRST),
       callTool("call_2", "place_order", REWORDED),
@@ -67,66 +90,63 @@ describe("irrevon/openai-agents", () => {
       answer("Both orders are placed."),
     ]);
     const result = await runner.run(
-      agentWith(model, world),
-      "Order 2 of SKU-118, then 1 of SKU-200.",
+      agentWith(model, w.promptAdapterId, "shop/lost"),
+      "Order both.",
     );
     expect(result.finalOutput).toBe("Both orders are placed.");
 
     const first = parsed(model.toolOutput("call_1"));
     const retry = parsed(model.toolOutput("call_2"));
     const other = parsed(model.toolOutput("call_3"));
-    const truth = world.destination.truthDump().effects;
-    expect(truth).toHaveLength(2);
-    expect(world.createRequests()).toBe(2); // the lost one and the new order: no resend
+    const truth = w.prompt.truthDump().effects;
+    const stored = (effectId: unknown) =>
+      truth.find((e) => e.client_ref?.startsWith(`${String(effectId)}:`));
 
     expect(first).toMatchObject({ status: "committed", replayed: false });
-    expect(first["destination_ref"]).toBe(truth[0]?.destination_ref);
-    expect(retry).toMatchObject({ status: "committed", replayed: true });
+    expect(first["destination_ref"]).toBe(stored(first["effect_id"])?.destination_ref);
+    expect(w.effectsFor(first["effect_id"])).toBe(1);
+    expect(w.createsFor(first["effect_id"])).toBe(1); // the lost one was never resent
+
+    expect(retry).toMatchObject({ status: "committed", replayed: true, changed_fields: ["note"] });
     expect(retry["effect_id"]).toBe(first["effect_id"]);
     expect(retry["destination_ref"]).toBe(first["destination_ref"]);
     expect(retry["response"]).toEqual(first["response"]);
-    expect(retry["changed_fields"]).toEqual(["note"]);
 
     expect(other).toMatchObject({ status: "committed", replayed: false });
     expect(other["effect_id"]).not.toBe(first["effect_id"]);
-    expect(other["destination_ref"]).toBe(truth[1]?.destination_ref);
+    expect(w.effectsFor(other["effect_id"])).toBe(1);
+    expect(other["destination_ref"]).toBe(stored(other["effect_id"])?.destination_ref);
   });
 
   it("a deny-listed effect type: the model reads the denial and nothing is sent", async () => {
-    world = await openAgentWorld("C2");
-    await world.irrevon.operator.addDenyEntry({
+    await w.irrevon.operator.addDenyEntry({
       effectType: "order.create",
+      scope: "shop/frozen",
       reason: "orders frozen",
     });
+    const before = w.totalCreates();
     const model = new ScriptedModel([callTool("call_1", "place_order", FIRST), answer("Denied.")]);
-    await runner.run(agentWith(model, world), "Order 2 of SKU-118.");
+    await runner.run(agentWith(model, w.promptAdapterId, "shop/frozen"), "Order 2 of SKU-118.");
 
     const denied = parsed(model.toolOutput("call_1"));
     expect(denied).toMatchObject({ status: "denied", check: "deny_list", replayed: false });
-    expect(world.createRequests()).toBe(0);
-    expect(world.createdEffects()).toBe(0);
+    expect(w.createsFor(denied["effect_id"])).toBe(0);
+    expect(w.totalCreates()).toBe(before);
   });
 
   it("an AMBIGUOUS effect: a retry interrupts for approval; rejected, the model reads the rejection and nothing is resent", async () => {
-    world = await openAgentWorld("C3"); // no status query: a lost response stays AMBIGUOUS
-    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
-    const model = new ScriptedModel([
-      callTool("call_1", "place_order", FIRST),
-      callTool("call_2", "place_order", REWORDED),
-      answer("I will wait for the check."),
-    ]);
-    const agent = agentWith(model, world);
-    const paused = await runner.run(agent, "Order 2 of SKU-118.");
-
-    const first = parsed(model.toolOutput("call_1"));
+    const { model, agent, paused, first } = await ambiguousThenRetry(
+      "shop/ambiguous-reject",
+      REWORDED,
+    );
     expect(first["status"]).toBe("ambiguous");
     expect(String(first["message"])).toContain("do not retry");
     expect(paused.interruptions).toHaveLength(1);
     const approval = paused.interruptions[0];
-    expect(approval?.name).toBe("place_order");
-    expect(approval?.arguments).toBe(JSON.stringify(REWORDED));
+    if (approval === undefined) throw new Error("expected an interruption for the retry");
+    expect(approval.name).toBe("place_order");
+    expect(approval.arguments).toBe(JSON.stringify(REWORDED));
 
-    if (approval === undefined) throw new Error("no interruption");
     paused.state.reject(approval, {
       message: "A human is verifying order 9410; do not place it again.",
     });
@@ -135,56 +155,43 @@ describe("irrevon/openai-agents", () => {
     expect(model.toolOutput("call_2")).toBe(
       "A human is verifying order 9410; do not place it again.",
     );
-    expect(world.createRequests()).toBe(1);
-    expect(world.createdEffects()).toBe(1);
-    const status = await world.irrevon.status(String(first["effect_id"]));
-    expect(status.lifecycle).toBe("AMBIGUOUS");
+    expect(w.createsFor(first["effect_id"])).toBe(1);
+    expect((await w.irrevon.status(String(first["effect_id"]))).lifecycle).toBe("AMBIGUOUS");
   });
 
   it("an AMBIGUOUS effect, retry approved: the call collapses onto the first one, no second send", async () => {
-    world = await openAgentWorld("C3");
-    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
-    const model = new ScriptedModel([
-      callTool("call_1", "place_order", FIRST),
-      callTool("call_2", "place_order", FIRST),
-      answer("Waiting."),
-    ]);
-    const agent = agentWith(model, world);
-    const paused = await runner.run(agent, "Order 2 of SKU-118.");
+    const { model, agent, paused, first } = await ambiguousThenRetry(
+      "shop/ambiguous-approve",
+      FIRST,
+    );
     const approval = paused.interruptions[0];
     if (approval === undefined) throw new Error("expected an interruption for the retry");
     paused.state.approve(approval);
     await runner.run(agent, paused.state);
 
-    const first = parsed(model.toolOutput("call_1"));
     const retry = parsed(model.toolOutput("call_2"));
     expect(retry).toMatchObject({
       status: "ambiguous",
       replayed: true,
       effect_id: first["effect_id"],
     });
-    expect(world.createRequests()).toBe(1);
+    expect(w.createsFor(first["effect_id"])).toBe(1);
   });
 
-  it("approval 'never': the same retry runs without an interruption and still sends nothing twice", async () => {
-    world = await openAgentWorld("C3");
-    world.destination.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
-    const model = new ScriptedModel([
-      callTool("call_1", "place_order", FIRST),
-      callTool("call_2", "place_order", REWORDED),
-      answer("Waiting."),
-    ]);
-    const result = await runner.run(agentWith(model, world, { approval: "never" }), "Order it.");
-    expect(result.interruptions).toHaveLength(0);
+  it("approval 'never': the retry runs without an interruption and still sends nothing twice", async () => {
+    const { model, paused, first } = await ambiguousThenRetry("shop/ambiguous-never", REWORDED, {
+      approval: "never",
+    });
+    expect(paused.interruptions).toHaveLength(0);
     expect(parsed(model.toolOutput("call_2"))).toMatchObject({
       status: "ambiguous",
       replayed: true,
+      changed_fields: ["note"],
     });
-    expect(world.createRequests()).toBe(1);
+    expect(w.createsFor(first["effect_id"])).toBe(1);
   });
 
-  it("a stable id missing from the schema is refused at definition", async () => {
-    const w = (world = await openAgentWorld("C2"));
+  it("a stable id missing from the schema is refused at definition", () => {
     const schema = z.object({ order: z.string(), note: z.string() });
     let refused: unknown;
     try {
@@ -194,8 +201,8 @@ describe("irrevon/openai-agents", () => {
         inputSchema: schema,
         stableIds: ["order_id" as "order"], // a typo the type system lets through with a cast
         effectType: "order.create",
-        adapterId: w.adapterId,
-        scope: "acme-store/prod",
+        adapterId: w.promptAdapterId,
+        scope: "shop/typo",
         authorityRef: "auth_task_18",
       });
     } catch (error) {

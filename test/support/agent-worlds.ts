@@ -1,6 +1,6 @@
 /**
  * test/support/agent-worlds — what the agent-binding suites share: an engine on a cloned
- * PGlite ledger wired to an in-process reference destination (real clock, no crash points),
+ * PGlite ledger wired to two in-process reference destinations (real clock, no crash points),
  * the order tool's definition, and a scripted `@openai/agents` Model (no network, no key).
  * Not a test file.
  */
@@ -16,37 +16,64 @@ import { openTestLedger } from "./databases.js";
 
 export interface AgentWorld {
   readonly irrevon: Irrevon;
-  readonly destination: Refdest;
-  readonly adapterId: string;
-  /** Creates the destination stored (its truth dump). */
-  createdEffects(): number;
-  /** Create requests the destination received, whatever their outcome. */
-  createRequests(): number;
+  /** C2, no read lag: a lost response is reconciled within run()'s budget. */
+  readonly prompt: Refdest;
+  readonly promptAdapterId: string;
+  /** C2 with an hour of read lag: a lost response stays AMBIGUOUS for the whole test. */
+  readonly lagging: Refdest;
+  readonly laggingAdapterId: string;
+  /** Effects the destinations stored for this effect id (any step). */
+  effectsFor(effectId: unknown): number;
+  /** Create requests the destinations received for this effect id, whatever their outcome. */
+  createsFor(effectId: unknown): number;
+  /** Create requests both destinations received in all. */
+  totalCreates(): number;
   close(): Promise<void>;
 }
 
-/** C2 answers status queries (a lost response is reconciled); C3 cannot (stays AMBIGUOUS). */
-export async function openAgentWorld(tier: "C2" | "C3" = "C2"): Promise<AgentWorld> {
-  const ledger = await openTestLedger("pglite");
-  const destination = createRefdest({ tier, seed: 7 });
-  const declaration = refdestDeclaration(tier);
+function destination(lagSeconds: number): { refdest: Refdest; adapter: RefdestAdapter } {
+  const refdest = createRefdest({ tier: "C2", seed: 7, lagSeconds });
   const adapter = new RefdestAdapter({
     baseUrl: "http://127.0.0.1:4100",
-    declaration,
-    transport: createInProcessTransport(destination),
+    declaration: refdestDeclaration("C2", { lagSeconds }),
+    transport: createInProcessTransport(refdest),
   });
+  return { refdest, adapter };
+}
+
+/**
+ * One ledger (a clone of the migrated PGlite image) and one engine per suite, with two
+ * destinations. Tests keep apart by scope and count destination effects by effect id (the
+ * destination's client_ref is the operation id `<effect id>:<step>`).
+ */
+export async function openAgentWorld(): Promise<AgentWorld> {
+  const ledger = await openTestLedger("pglite");
+  const prompt = destination(0);
+  const lagging = destination(3_600);
   const irrevon = await openIrrevon({
     database: ledger.app,
-    adapters: [adapter],
+    adapters: [prompt.adapter, lagging.adapter],
     config: { rereadGapSeconds: 0 },
     crashPoints: NO_CRASH_POINTS,
   });
+  const refdests = [prompt.refdest, lagging.refdest];
+  const ofEffect = (effectId: unknown) => (clientRef: string | null) =>
+    typeof effectId === "string" && clientRef?.startsWith(`${effectId}:`) === true;
   return {
     irrevon,
-    destination,
-    adapterId: declaration.adapter,
-    createdEffects: () => destination.truthDump().effects.length,
-    createRequests: () => destination.requestLog().filter((entry) => entry.op === "create").length,
+    prompt: prompt.refdest,
+    promptAdapterId: prompt.adapter.adapterId,
+    lagging: lagging.refdest,
+    laggingAdapterId: lagging.adapter.adapterId,
+    effectsFor: (effectId) =>
+      refdests.flatMap((r) => r.truthDump().effects).filter((e) => ofEffect(effectId)(e.client_ref))
+        .length,
+    createsFor: (effectId) =>
+      refdests
+        .flatMap((r) => r.requestLog())
+        .filter((e) => e.op === "create" && ofEffect(effectId)(e.client_ref)).length,
+    totalCreates: () =>
+      refdests.flatMap((r) => r.requestLog()).filter((e) => e.op === "create").length,
     async close() {
       await irrevon.close();
       await ledger.close();
@@ -61,8 +88,11 @@ export const orderSchema = z.object({
   note: z.string().describe("Free-text instructions for the warehouse"),
 });
 
-/** The guarded order tool as both suites define it. */
-export function orderTool(adapterId: string): GuardedToolDefinition<typeof orderSchema> {
+/** The guarded order tool as both suites define it, on one adapter and scope. */
+export function orderTool(
+  adapterId: string,
+  scope: string,
+): GuardedToolDefinition<typeof orderSchema> {
   return {
     name: "place_order",
     description: "Places the customer's order with the warehouse.",
@@ -70,7 +100,7 @@ export function orderTool(adapterId: string): GuardedToolDefinition<typeof order
     stableIds: ["order_id"],
     effectType: "order.create",
     adapterId,
-    scope: "acme-store/prod",
+    scope,
     authorityRef: "auth_task_18",
   };
 }
