@@ -53,6 +53,14 @@ module.exports = {
       from: { path: "^src/(?!agent/(openai-agents|langchain)\\.ts$)" },
       to: { path: "^src/agent/(openai-agents|langchain|binding-support)\\.ts$" },
     },
+    {
+      name: "agent-no-storage-or-destination",
+      comment: "Agent tools go through irrevon.run(): src/agent never imports the ledger, the database or the reference destination.",
+      severity: "error",
+      from: { path: "^src/agent/" },
+      to: { path: "^src/(ledger|db|refdest)/" },
+    },
+    { name: "agent-not-imported-below", severity: "error", from: { path: "^src/(core|db|ledger|engine|adapters|refdest|advisory)/" }, to: { path: "^src/agent/" } },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
   ],
   options: {

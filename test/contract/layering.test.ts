@@ -1,7 +1,8 @@
 /**
  * The layering rules bite: dependency-cruiser, run with the repository's own configuration
  * on a small planted tree, reports the identity module importing raw model arguments, the
- * authority path reaching advisory (also indirectly), and core importing another layer.
+ * authority path reaching advisory (also indirectly), core importing another layer, an agent
+ * tool importing the ledger, and the engine importing an agent tool.
  * (The real tree is checked by `npm run layering`, part of `npm test`.)
  */
 import { execFileSync } from "node:child_process";
@@ -44,12 +45,16 @@ describe("layering rules", () => {
       "src/ledger/helper.ts": 'import { p } from "../advisory/proposal.ts";\nexport const h = p;\n',
       "src/engine/gate.ts": 'import { h } from "../ledger/helper.ts";\nexport const g = h;\n',
       "src/core/leaky.ts": 'import { g } from "../engine/gate.ts";\nexport const l = g;\n',
+      "src/agent/tool.ts": 'import { h } from "../ledger/helper.ts";\nexport const a = h;\n',
+      "src/engine/uses-agent.ts": 'import { a } from "../agent/tool.ts";\nexport const u = a;\n',
     });
     const violations = cruise(root);
     const rules = new Set(violations.map((v) => v.rule));
     expect(rules).toContain("identity-never-sees-raw-model-arguments");
     expect(rules).toContain("advisory-never-on-authority-path");
     expect(rules).toContain("core-imports-nothing");
+    expect(violations).toContainEqual({ rule: "agent-no-storage-or-destination", from: "src/agent/tool.ts" });
+    expect(violations).toContainEqual({ rule: "agent-not-imported-below", from: "src/engine/uses-agent.ts" });
     // Indirect: the engine reaches advisory only through the ledger.
     expect(violations.filter((v) => v.rule === "advisory-never-on-authority-path").map((v) => v.from)).toContain("src/engine/gate.ts");
   }, 60_000);
