@@ -62,7 +62,7 @@ export function guardedAgentTool<S extends ZodObject<ZodRawShape>>(
     errorFunction: (_context, error) =>
       JSON.stringify({
         status: "error",
-        code: "arguments_rejected",
+        code: "payload_invalid",
         retryable: false,
         message: `The call was refused before the tool ran; nothing was recorded or sent. ${
           error instanceof Error ? error.message : String(error)

@@ -209,6 +209,19 @@ describe("irrevon/langchain", () => {
     expect(interruptOn.allowedDecisions).toEqual(["approve", "reject"]);
   });
 
+  it("an error inside the tool is answered, not thrown: the model reads it, the artifact holds it", async () => {
+    const before = w.totalCreates();
+    const messages = await runAgent("no-such-adapter", "shop/errors", [
+      { id: "call_1", args: FIRST },
+    ]);
+    const failed = toolAnswer(messages, "call_1");
+    const expected = { status: "error", code: "capability_unsupported", retryable: false };
+    expect(failed.content).toMatchObject(expected);
+    expect(failed.artifact).toMatchObject(expected);
+    expect(String(failed.content["message"])).not.toMatch(/fix your mistakes|try again/i);
+    expect(w.totalCreates()).toBe(before);
+  });
+
   it("a stable id missing from the schema is refused at definition", () => {
     const schema = z.object({ order: z.string(), note: z.string() });
     let refused: unknown;

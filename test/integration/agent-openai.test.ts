@@ -191,6 +191,27 @@ describe("irrevon/openai-agents", () => {
     expect(w.createsFor(first["effect_id"])).toBe(1);
   });
 
+  it("errors reach the model as a structured answer, never the SDK's 'please try again'", async () => {
+    const before = w.totalCreates();
+    const model = new ScriptedModel([
+      callTool("call_1", "place_order", { ...FIRST, order_id: 9410 }), // does not parse
+      callTool("call_2", "place_order", FIRST), // parses; the adapter id is unknown
+      answer("Could not place it."),
+    ]);
+    await runner.run(agentWith(model, "no-such-adapter", "shop/errors"), "Order 2 of SKU-118.");
+    const unparsed = parsed(model.toolOutput("call_1"));
+    expect(unparsed).toMatchObject({ status: "error", code: "payload_invalid", retryable: false });
+    expect(String(unparsed["message"])).toContain("nothing was recorded or sent");
+    const thrown = parsed(model.toolOutput("call_2"));
+    expect(thrown).toMatchObject({
+      status: "error",
+      code: "capability_unsupported",
+      retryable: false,
+    });
+    expect(String(thrown["message"])).not.toMatch(/try again/i);
+    expect(w.totalCreates()).toBe(before);
+  });
+
   it("a stable id missing from the schema is refused at definition", () => {
     const schema = z.object({ order: z.string(), note: z.string() });
     let refused: unknown;
