@@ -33,6 +33,27 @@ module.exports = {
       to: { path: "^src/bench/(fixtures|metrics|stats|oracles|runner)/" },
     },
     {
+      name: "openai-agents-only-in-its-binding",
+      comment: "irrevon/openai-agents: @openai/agents is an optional peer; only its binding file imports it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/agent/openai-agents\\.ts$" },
+      to: { path: "node_modules/@openai/agents" },
+    },
+    {
+      name: "langchain-only-in-its-binding",
+      comment: "irrevon/langchain: @langchain/core is an optional peer; only its binding file imports it.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/agent/langchain\\.ts$" },
+      to: { path: "node_modules/(@langchain/|langchain/)" },
+    },
+    {
+      name: "agent-bindings-not-in-main-entry",
+      comment: "The main entry never loads a framework binding (they are subpath exports).",
+      severity: "error",
+      from: { path: "^src/(?!agent/(openai-agents|langchain)\\.ts$)" },
+      to: { path: "^src/agent/(openai-agents|langchain|binding-support)\\.ts$" },
+    },
+    {
       name: "agent-no-storage-or-destination",
       comment: "Agent tools go through irrevon.run(): src/agent never imports the ledger, the database or the reference destination.",
       severity: "error",
