@@ -8,7 +8,7 @@
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { openIrrevon, RefdestAdapter, refdestDeclaration } from "irrevon";
-import { guardedTool } from "irrevon/ai";
+import { guardedTool, type GuardedToolOutput } from "irrevon/ai";
 import { createInProcessTransport, createRefdest } from "irrevon/testing";
 import { z } from "zod";
 
@@ -106,14 +106,9 @@ try {
   });
   for (const [i, step] of result.steps.entries()) {
     for (const call of step.toolResults) {
-      const out = call.output as {
-        status: string;
-        replayed: boolean;
-        effect_id: string;
-        message: string;
-      };
+      const out = call.output as GuardedToolOutput;
       console.log(
-        `turn ${i + 1}: place_order → ${out.status}${out.replayed ? " (replayed)" : ""} ${out.effect_id}`,
+        `turn ${i + 1}: place_order → ${out.status}${out.replayed ? " (replayed)" : ""} effect ${out.effect_id.slice(0, 12)}`,
       );
       console.log(`        model reads: ${out.message}`);
     }

@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { openIrrevon, RefdestAdapter, refdestDeclaration } from "irrevon";
+import { openIrrevon, RefdestAdapter, refdestDeclaration, type ToolResultForModel } from "irrevon";
 import { registerGuardedTool } from "irrevon/mcp";
 import { createInProcessTransport, createRefdest } from "irrevon/testing";
 import { z } from "zod";
@@ -51,14 +51,9 @@ const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
 
 async function placeOrder(label: string, args: Record<string, unknown>): Promise<void> {
   const result = await client.callTool({ name: "place_order", arguments: args });
-  const out = result.structuredContent as {
-    status: string;
-    replayed: boolean;
-    effect_id: string;
-    message: string;
-  };
+  const out = result.structuredContent as unknown as ToolResultForModel;
   console.log(
-    `${label}: ${out.status}${out.replayed ? " (replayed)" : ""} ${out.effect_id} isError=${result.isError === true}`,
+    `${label}: ${out.status}${out.replayed ? " (replayed)" : ""} effect ${out.effect_id.slice(0, 12)} isError=${result.isError === true}`,
   );
   console.log(`        model reads: ${out.message}`);
 }

@@ -31,11 +31,11 @@ export const guardedToolOutputSchema = z.looseObject({
 /**
  * Registers `definition` as an MCP tool on `server` whose every call goes through Irrevon.
  * `destructiveHint`/`idempotentHint`/`openWorldHint` come from the guarded tool (truthful:
- * repeats collapse onto one effect). Result mapping (docs/agents.md): committed, ambiguous and
- * a dedup denial → `isError: false` (the model must not retry; ambiguous says the outcome is
- * being verified), failed and the other denials → `isError: true` with the reason. Input that fails the
- * schema is refused by the SDK before the guard runs; engine errors become the SDK's
- * `isError` result with the error message.
+ * repeats collapse onto one effect). Result mapping (docs/agents.md): committed, ambiguous
+ * and a dedup denial → `isError: false` (the model must not retry; ambiguous says the outcome
+ * is being verified), failed and the other denials → `isError: true` with the reason. Input
+ * that fails the schema is refused by the SDK before the guard runs; engine errors become the
+ * SDK's `isError` result with the error message.
  *
  * @throws IrrevonError `stable_id_not_in_schema` / `tool_definition_invalid` at registration.
  */

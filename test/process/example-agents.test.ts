@@ -1,62 +1,35 @@
 /**
- * The agent-framework examples run from source as the docs say (`npm run example --
- * openai-agents` / `langchain`, "irrevon" resolved to this checkout) with no model key, and
- * tell the story they claim: the lost response reads as committed, the re-worded retry
- * collapses onto it (original destination ref, changed field named), the new order is a
- * second destination effect.
+ * The agent examples run from source the way docs/agents.md says (`npm run example -- ai`,
+ * `npm run example -- mcp`, `openai-agents`, `langchain`; "irrevon" resolved to this checkout) and tell the story they
+ * claim: a lost reply, a re-worded retry collapsing onto the first order, a new order going
+ * through — two orders at the destination after three tool calls. Against the packed
+ * tarball: test/process/package-tarball.test.ts.
  */
-import { spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { REPO_ROOT } from "../support/cli.js";
+import { AI_LINES, LANGCHAIN_LINES, MCP_LINES, OPENAI_AGENTS_LINES } from "../support/examples.js";
 
-function runExample(
-  name: string,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, "scripts/run-example.mjs"), name], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, OPENAI_API_KEY: "" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const run = promisify(execFile);
 
-const RETRY_MESSAGE = expect.stringMatching(
-  /^model read \(call_2\): .*do not retry\..*changed: note/,
+// Both examples run side by side (each opens its own in-memory ledger).
+it.concurrent.each([
+  { name: "ai", expected: AI_LINES },
+  { name: "mcp", expected: MCP_LINES },
+  { name: "openai-agents", expected: OPENAI_AGENTS_LINES },
+  { name: "langchain", expected: LANGCHAIN_LINES },
+])(
+  "examples/$name: one order for the lost reply and its re-worded retry, a second for the new order",
+  async ({ name, expected }) => {
+    // execFile rejects (failing the test, with stderr) on a non-zero exit.
+    const { stdout } = await run(
+      process.execPath,
+      [join(REPO_ROOT, "scripts/run-example.mjs"), name],
+      { encoding: "utf8", cwd: REPO_ROOT, env: { ...process.env, OPENAI_API_KEY: "" } },
+    );
+    expect(stdout.trim().split("\n")).toEqual(expected);
+  },
+  90_000,
 );
-
-it("examples/openai-agents and examples/langchain: one effect per order, the re-worded retry collapses", async () => {
-  // Both at once: two child processes, so the pair costs about one start-up.
-  const [openai, langchain] = await Promise.all([
-    runExample("openai-agents"),
-    runExample("langchain"),
-  ]);
-
-  expect(openai.status, openai.stderr).toBe(0);
-  expect(openai.stdout.trim().split("\n")).toEqual([
-    "call_1 committed replayed=false",
-    "call_2 committed replayed=true changed=note",
-    "call_3 committed replayed=false",
-    "retry read the original destination ref true",
-    RETRY_MESSAGE,
-    "destination effects 2",
-    "final answer: Orders 9410 and 9411 are placed.",
-  ]);
-
-  expect(langchain.status, langchain.stderr).toBe(0);
-  expect(langchain.stdout.trim().split("\n")).toEqual([
-    "call_1 committed replayed=false evidence=reconciled",
-    "call_2 committed replayed=true changed=note evidence=reconciled",
-    "call_3 committed replayed=false evidence=receipt",
-    "retry read the original destination ref true",
-    RETRY_MESSAGE,
-    "destination effects 2",
-    "final answer: Orders 9410 and 9411 are placed.",
-  ]);
-}, 120_000);

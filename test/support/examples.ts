@@ -14,3 +14,34 @@ export const QUICKSTART_LINES: readonly unknown[] = [
   ),
   "destination effects 1",
 ];
+
+const DONE =
+  "        model reads: Done: the action was completed and the destination confirmed it.";
+const REPLAYED =
+  "        model reads: This action was already completed earlier and was not repeated; do not retry. Your parameters differ from the recorded ones (changed: note, shipping); they were not applied.";
+
+/** The lines examples/ai prints (AI SDK mock model: lost reply, re-worded retry, new order). */
+export const AI_LINES: readonly unknown[] = [
+  "turn 1: place_order → committed effect 0bb7e8d64711",
+  DONE,
+  "turn 2: place_order → committed (replayed) effect 0bb7e8d64711",
+  REPLAYED,
+  "turn 3: place_order → committed effect f5591d16a446",
+  DONE,
+  "model: Orders 9410 and 9411 are placed.",
+  "destination saw 2 create requests, answered: dropped, 201",
+  "destination holds 2 orders after 3 tool calls",
+];
+
+/** The lines examples/mcp prints (in-memory MCP client: the same story, plus the flags). */
+export const MCP_LINES: readonly unknown[] = [
+  'tools: place_order {"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":true}',
+  "order 9410: committed effect 0bb7e8d64711 isError=false",
+  DONE,
+  "re-worded retry: committed (replayed) effect 0bb7e8d64711 isError=false",
+  REPLAYED,
+  "order 9411: committed effect f5591d16a446 isError=false",
+  DONE,
+  "destination saw 2 create requests, answered: dropped, 201",
+  "destination holds 2 orders after 3 tool calls",
+];
