@@ -65,6 +65,22 @@ export type { EngineEventSink, EngineEventSeverity } from "./engine/events.js";
 // Ledger results
 export type { RegisterResult } from "./ledger/register-intent.js";
 export type { EffectInspection } from "./ledger/inspect-effect.js";
+export type {
+  EvidenceJson,
+  InspectAttempt,
+  InspectAuthority,
+  InspectEscalation,
+  InspectExecution,
+  InspectFinding,
+  InspectGateDecision,
+  InspectLateResponse,
+  InspectParameterVariant,
+  InspectProbe,
+  InspectReceipt,
+  InspectRecord,
+  InspectResolution,
+  InspectTransition,
+} from "./ledger/inspect-types.js";
 export type { OpenedExecution } from "./ledger/open-retry-execution.js";
 export type { AuthorityInput } from "./ledger/append-authority.js";
 export type { DenyEntryInput, CancelBranchOptions } from "./ledger/operator-controls.js";
@@ -108,6 +124,16 @@ export type {
   GateCheck,
   GateVariant,
   EffectClass,
+  Actor,
+  Cause,
+  AttemptKind,
+  ExecutionOpener,
+  FindingCreator,
+  ProbeKind,
+  ProbeResult,
+  ReceiptRecorder,
+  ResolutionAction,
+  ResolutionActor,
 } from "./core/state-tables.js";
 
 // Database

@@ -3,8 +3,9 @@
  * `register`. Run-time validation (core/contract) is the authority; this type exists so the
  * compiler already refuses what can never be a contract — in particular an advisory
  * proposal or its payload (invariant I9: advisory output never reaches a mutation API).
- * Imports: nothing.
+ * Imports: core/state-tables (types only).
  */
+import type { EffectClass } from "./state-tables.js";
 
 /** Keys an advisory value carries; a mutation input may never have them. */
 export interface NoAdvisoryKeys {
@@ -19,7 +20,8 @@ export interface IntentContractInput extends NoAdvisoryKeys {
   readonly stable_ids: Readonly<Record<string, string>>;
   readonly effect_type: string;
   readonly scope: string;
-  readonly effect_class: string;
+  /** IDEMPOTENT, REVERSIBLE, COMPENSABLE or IRREVERSIBLE. */
+  readonly effect_class: EffectClass;
   readonly adapter_id: string;
   /** Model-written arguments: the payload, never identity. */
   readonly parameters: Readonly<Record<string, unknown>>;

@@ -253,6 +253,33 @@ async function reconcileWithin(
   }
 }
 
+/**
+ * The result of the execution another call of the same intent opened (committed, or still open
+ * and reconciled within the budget); null when it is neither, so the deny stands.
+ */
+async function collapsedOnto(
+  ctx: EngineContext,
+  ops: RunOps,
+  base: Base,
+  budgetMs: number,
+  signal: AbortSignal | undefined,
+): Promise<RunResult | null> {
+  const latest = await latestExecution(ctx.db, base.effectId);
+  switch (latest?.frontier) {
+    case "SETTLED_COMMITTED":
+      return settledResult(ctx, base);
+    case "DISPATCHED":
+    case "AMBIGUOUS":
+      return reconcileWithin(ctx, ops, base, budgetMs, signal);
+    case "SETTLED_FAILED":
+    case "CANCELLED":
+    case "INTENDED":
+    case "PERSISTED":
+    case undefined:
+      return null;
+  }
+}
+
 async function afterDispatch(
   ctx: EngineContext,
   ops: RunOps,
@@ -263,6 +290,11 @@ async function afterDispatch(
 ): Promise<RunResult> {
   switch (outcome.status) {
     case "denied":
+      // A concurrent call of the same intent got there first: its execution is the answer.
+      if (outcome.check === "dedup" && outcome.cause === "duplicate_intent") {
+        const collapsed = await collapsedOnto(ctx, ops, base, budgetMs, signal);
+        if (collapsed !== null) return collapsed;
+      }
       return {
         ...base,
         status: "denied",
@@ -271,6 +303,10 @@ async function afterDispatch(
         modelMessage: deniedMessage(outcome.check, outcome.cause),
       };
     case "scope_busy":
+      if (outcome.blockingEffectId === base.effectId) {
+        const collapsed = await collapsedOnto(ctx, ops, base, budgetMs, signal);
+        if (collapsed !== null) return collapsed;
+      }
       return {
         ...base,
         status: "denied",

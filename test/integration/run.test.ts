@@ -140,6 +140,17 @@ describe("engine: run()", () => {
     expect(c2.truthDump().effects).toHaveLength(1);
   });
 
+  it("concurrent calls of one intent: one registration, one wire call; the others collapse onto it", async () => {
+    const results = await Promise.all([1, 2, 3].map(() => irrevon.run(request())));
+    expect(creates(c2)).toBe(1);
+    expect(new Set(results.map((r) => r.effectId)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    // Each is committed, or (if the first call outlived a caller's budget) ambiguous: never a second send.
+    for (const r of results)
+      expect(["committed", "ambiguous"], JSON.stringify(r)).toContain(r.status);
+    expect(results.filter((r) => r.status === "committed").length).toBeGreaterThanOrEqual(1);
+  });
+
   it("denied by the deny list: which check and why, nothing sent", async () => {
     await irrevon.operator.addDenyEntry({ effectType: "refund.issue", reason: "refunds frozen" });
     const result = await irrevon.run(request({ effectType: "refund.issue" }));
@@ -182,6 +193,12 @@ describe("engine: run()", () => {
       lifecycle: "SETTLED_COMMITTED",
       classification: "CONFIRMED_UNIQUE",
     });
+    // The inspect document is typed: unions for closed sets, numbers for ids.
+    expect(inspection.record.effect_class).toBe("IRREVERSIBLE");
+    expect(typeof inspection.executions[0]?.execution_id).toBe("number");
+    expect(inspection.receipts.map((r) => r.transport_outcome)).toEqual(["LOST"]);
+    expect(inspection.probes.map((p) => [p.result, p.n_found])).toEqual([["PRESENT", 1]]);
+    expect(inspection.timeline.map((t) => t.to_state).at(-1)).toBe("SETTLED_COMMITTED");
   });
 
   it("C3 lost response: ambiguous, a human decides; the message says do not retry", async () => {
