@@ -25,7 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, TSX_IMPORT } from "../support/cli.js";
-import { QUICKSTART_LINES } from "../support/examples.js";
+import { LANGCHAIN_LINES, OPENAI_AGENTS_LINES, QUICKSTART_LINES } from "../support/examples.js";
 
 interface ExampleRun {
   /** examples/<name>/index.ts */
@@ -37,6 +37,12 @@ interface ExampleRun {
 
 const EXAMPLES: readonly ExampleRun[] = [
   { name: "quickstart", dependencies: [], expected: QUICKSTART_LINES },
+  { name: "openai-agents", dependencies: ["@openai/agents", "zod"], expected: OPENAI_AGENTS_LINES },
+  {
+    name: "langchain",
+    dependencies: ["@langchain/core", "langchain", "zod"],
+    expected: LANGCHAIN_LINES,
+  },
 ];
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
