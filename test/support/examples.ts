@@ -44,4 +44,25 @@ export const MCP_LINES: readonly unknown[] = [
   DONE,
   "destination saw 2 create requests, answered: dropped, 201",
   "destination holds 2 orders after 3 tool calls",
+const AGENT_RETRY_MESSAGE = expect.stringMatching(
+  /^model read \(call_2\): .*do not retry\..*changed: note/,
+);
+/** The lines examples/openai-agents prints. */
+export const OPENAI_AGENTS_LINES: readonly unknown[] = [
+  "call_1 committed replayed=false",
+  "call_2 committed replayed=true changed=note",
+  "call_3 committed replayed=false",
+  "retry read the original destination ref true",
+  AGENT_RETRY_MESSAGE,
+  "destination effects 2",
+  "final answer: Orders 9410 and 9411 are placed.",
+/** The lines examples/langchain prints. */
+export const LANGCHAIN_LINES: readonly unknown[] = [
+  "call_1 committed replayed=false evidence=reconciled",
+  "call_2 committed replayed=true changed=note evidence=reconciled",
+  "call_3 committed replayed=false evidence=receipt",
+  "retry read the original destination ref true",
+  AGENT_RETRY_MESSAGE,
+  "destination effects 2",
+  "final answer: Orders 9410 and 9411 are placed.",
 ];
