@@ -44,6 +44,8 @@ export const MCP_LINES: readonly unknown[] = [
   DONE,
   "destination saw 2 create requests, answered: dropped, 201",
   "destination holds 2 orders after 3 tool calls",
+];
+
 const AGENT_RETRY_MESSAGE = expect.stringMatching(
   /^model read \(call_2\): .*do not retry\..*changed: note/,
 );
@@ -56,6 +58,8 @@ export const OPENAI_AGENTS_LINES: readonly unknown[] = [
   AGENT_RETRY_MESSAGE,
   "destination effects 2",
   "final answer: Orders 9410 and 9411 are placed.",
+];
+
 /** The lines examples/langchain prints. */
 export const LANGCHAIN_LINES: readonly unknown[] = [
   "call_1 committed replayed=false evidence=reconciled",
