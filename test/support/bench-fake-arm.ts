@@ -65,6 +65,7 @@ export function fakeBackend(options: { failInstall?: boolean } = {}): BenchBacke
     installFault: async () => {
       if (options.failInstall === true) throw new Error("refdest control unreachable (test)");
     },
+    profileFor: (cell) => ({ tier: cell.tier, lagSeconds: 0 }),
     episodeFor: (trial, injections, variants) => {
       const injection = injections.find((i) => i.trial_index === trial.trial_index);
       void variants;

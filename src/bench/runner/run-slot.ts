@@ -27,7 +27,7 @@ import {
 import { join } from "node:path";
 import { sha256Hex } from "../../core/canonical.js";
 import { Refdest, RefdestControlClient, startRefdestServer } from "../../refdest/index.js";
-import { cellSlug, type Tier } from "../fault-model.js";
+import { cellSlug, type Cell, type EffectClass, type Tier } from "../fault-model.js";
 import { artifactDigest } from "../fixtures/artifact-bytes.js";
 import type {
   FaultSchedule,
@@ -58,7 +58,10 @@ export interface BenchBackend {
     trial: WorkloadTrial,
     injections: readonly Injection[],
     variants: VariantSet | null,
+    unit: { readonly workload_id: string; readonly effect_class: EffectClass },
   ): EpisodePort;
+  /** The destination profile of a cell (tier, read lag in seconds). */
+  profileFor(cell: Cell): { readonly tier: Tier; readonly lagSeconds: number };
 }
 
 export interface UnitPlan {
@@ -448,14 +451,31 @@ async function driveArm(
       );
   }
   for (const trial of begun ? workload.trials : []) {
-    const injection = schedule.injections.find((i) => i.trial_index === trial.trial_index);
-    if (injection !== undefined) await ctx.backend.installFault(control, injection, tier);
-    const episode = ctx.backend.episodeFor(trial, schedule.injections, variants);
+    const injections = schedule.injections.filter((i) => i.trial_index === trial.trial_index);
+    const injection = injections[0];
     let report: TrialReportPort;
-    try {
-      report = await arm.runEpisode(episode);
-    } catch (e) {
-      report = crashed(trial.trial_index, e instanceof Error ? e.message : String(e));
+    if (injections.some((i) => i.fault === "crash-before-persist")) {
+      // The process dies before anything durable: the arm is never called (reference §2.2).
+      report = {
+        trial_index: trial.trial_index,
+        arm_outcome: "arm-crashed",
+        dispatch_attempted: false,
+        detail: {
+          log: [{ at: 0, action: "crash-before-persist: the runner never called the arm" }],
+        },
+      };
+    } else {
+      await control.schedule([], { replace: true });
+      for (const i of injections) await ctx.backend.installFault(control, i, tier);
+      const episode = ctx.backend.episodeFor(trial, injections, variants, {
+        workload_id: workload.workload_id,
+        effect_class: workload.cell.effect_class,
+      });
+      try {
+        report = await arm.runEpisode(episode);
+      } catch (e) {
+        report = crashed(trial.trial_index, e instanceof Error ? e.message : String(e));
+      }
     }
     reports.push(report);
     appendFileSync(
