@@ -7,8 +7,9 @@
  *   results document. Margins have no defaults: a missing one is a usage error (exit 2)
  *   naming the flag.
  *
- * `run`, `smoke` and `report` come with the arms and the runner. All logic lives in
- * src/bench; this file parses flags and prints. Imports: bench, cli/{output,read-input}.
+ * `analyze` also takes `--worst-cell-gate` and then prints the kill verdict with its inputs.
+ * `run`, `smoke` and `report` live in bench-run.ts. All logic lives in src/bench; these files
+ * parse flags and print. Imports: bench, cli/{output,read-input,commands/bench-run}.
  */
 import type { Command } from "commander";
 import { analyzeRuns } from "../../bench/analysis/analyze.js";
@@ -17,10 +18,12 @@ import { parseRunResults } from "../../bench/analysis/run-results.js";
 import { CANARY } from "../../bench/fixtures/artifact-bytes.js";
 import { buildDevSplit } from "../../bench/fixtures/dev-split.js";
 import { diffSplit, loadSplit, writeSplit } from "../../bench/fixtures/split-dir.js";
+import { killVerdict, renderVerdict } from "../../bench/verdict/verdict.js";
 import { IrrevonError } from "../../core/errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
 import { parseJsonText, readInputText } from "../read-input.js";
+import { registerRunCommands, requiredRate } from "./bench-run.js";
 
 /** Where the committed dev split lives, relative to the working directory. */
 export const DEFAULT_FIXTURES_DIR = "bench/fixtures/dev";
@@ -41,6 +44,7 @@ interface AnalyzeFlags {
   readonly c1Arms: string;
   readonly cells?: string;
   readonly c1Cells?: string;
+  readonly worstCellGate?: string;
   readonly json?: boolean;
 }
 
@@ -134,7 +138,20 @@ async function analyze(flags: AnalyzeFlags): Promise<void> {
     ...(cells === undefined ? {} : { cells }),
     ...(c1Cells === undefined ? {} : { c1Cells }),
   });
-  emitResult(flags.json === true, { analysis }, renderAnalysis(analysis));
+  if (flags.worstCellGate === undefined) {
+    emitResult(flags.json === true, { analysis }, renderAnalysis(analysis));
+    return;
+  }
+  const verdict = killVerdict(
+    analysis,
+    results.runs,
+    requiredRate(flags.worstCellGate, "--worst-cell-gate"),
+  );
+  emitResult(
+    flags.json === true,
+    { analysis, verdict },
+    `${renderAnalysis(analysis)}\n${renderVerdict(verdict)}`,
+  );
 }
 
 /** Registers the `bench` command group. */
@@ -142,7 +159,7 @@ export function register(program: Command): void {
   const bench = program
     .command("bench")
     .description(
-      "IrrevonBench: dev fixtures and paired statistics (run, smoke and report are not built yet)",
+      "IrrevonBench: fixtures, the runner (run, smoke), paired statistics and the kill verdict (analyze), reports",
     );
   bench
     .command("fixtures")
@@ -184,6 +201,11 @@ export function register(program: Command): void {
       "--c1-cells <ids>",
       "comma-separated C1 cell ids of the registered null (default: C1 discriminating cells present)",
     )
+    .option(
+      "--worst-cell-gate <rate>",
+      "worst-cell gate in rate units; when given, the kill verdict is printed too (no default)",
+    )
     .option("--json", "print a JSON document on stdout instead of the human form on stderr")
     .action((flags: AnalyzeFlags) => analyze(flags));
+  registerRunCommands(bench, DEFAULT_FIXTURES_DIR);
 }
