@@ -106,7 +106,7 @@ describe.skipIf(SKIP)("bench report page in chromium", () => {
       const band = await page.locator("svg.forest rect.delta-band").boundingBox();
       expect(band?.width ?? 0).toBeGreaterThan(1);
       // the hashed style applied: body font is the system-ui stack, not the browser default
-      expect(await page.evaluate(() => getComputedStyle(document.body).marginTop)).toBe("24px");
+      expect(await page.evaluate("getComputedStyle(document.body).marginTop")).toBe("24px");
       expect(await page.locator("script").count()).toBe(0);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, "report-1280.png"), fullPage: true });

@@ -8,7 +8,7 @@
  * then nothing (killed) — or `SURVIVED <json>` when the seam was never reached.
  * Imports: bench/arms/reference-engine, the package entry.
  */
-import type { IntentContractInput } from "../../index.js";
+import type { IntentContractInput } from "../../core/contract-input.js";
 import { openBenchEngine, type EngineTarget } from "./reference-engine.js";
 
 interface ChildInput {

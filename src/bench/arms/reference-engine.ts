@@ -11,14 +11,13 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import {
-  openIrrevon,
-  refdestDeclaration,
-  RefdestAdapter,
-  type DatabaseOption,
-  type EngineConfig,
-  type Irrevon,
-} from "../../index.js";
+// Specific modules, not the package barrel (src/index.ts re-exports the advisory module, which
+// the CLI — and so the bench CLI — may not reach: I9 layering rule).
+import { refdestDeclaration } from "../../adapters/declarations/refdest.js";
+import { RefdestAdapter } from "../../adapters/refdest-adapter.js";
+import type { EngineConfig } from "../../engine/config.js";
+import { openIrrevon, type Irrevon } from "../../engine/irrevon.js";
+import type { DatabaseOption } from "../../engine/open-database.js";
 
 /** Engine tunables for the benchmark (recorded in the arm's config). */
 export const BENCH_ENGINE_CONFIG: Partial<EngineConfig> = {

@@ -23,7 +23,10 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { DatabaseOption, DispatchOutcome, IntentContractInput, Irrevon } from "../../index.js";
+import type { IntentContractInput } from "../../core/contract-input.js";
+import type { DispatchOutcome } from "../../engine/dispatcher.js";
+import type { Irrevon } from "../../engine/irrevon.js";
+import type { DatabaseOption } from "../../engine/open-database.js";
 import {
   ActionLog,
   type ArmDriver,

@@ -395,7 +395,8 @@ async function runAttempt(
   } catch (cause) {
     // A harness failure (destination, file system, a document that failed its schema): the
     // attempt is INVALID harness-corruption and the slot moves to its next attempt.
-    const message = cause instanceof Error ? cause.message : String(cause);
+    const inner = cause instanceof Error && cause.cause instanceof Error ? ` (${cause.cause.message})` : "";
+    const message = (cause instanceof Error ? cause.message : String(cause)) + inner;
     const r = invalidResult(
       dir,
       runId,
