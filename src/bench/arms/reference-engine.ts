@@ -23,9 +23,11 @@ import {
 /** Engine tunables for the benchmark (recorded in the arm's config). */
 export const BENCH_ENGINE_CONFIG: Partial<EngineConfig> = {
   rereadGapSeconds: 0,
-  dispatchDeadlineMs: 1_000,
-  probeDeadlineMs: 1_000,
-  leaseTtlMs: 3_000,
+  // Short enough that a crashed child's lease runs out quickly, long enough for a cold child's
+  // first request on a loaded machine (a deadline only delays absence; it never decides it).
+  dispatchDeadlineMs: 2_000,
+  probeDeadlineMs: 2_000,
+  leaseTtlMs: 5_000,
   backoffBaseSeconds: 1,
 };
 

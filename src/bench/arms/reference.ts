@@ -232,9 +232,20 @@ export class ReferenceArm implements ArmDriver {
   async #settle(effectId: string, log: ActionLog): Promise<Settled> {
     const { engine } = this.#require();
     const started = Date.now();
+    let previous = "";
+    let repeats = 0;
     for (;;) {
       const r = await engine.reconcile(effectId);
-      log.add("reconcile", { status: r.status, ...("reason" in r ? { reason: r.reason } : {}) });
+      const entry = { status: r.status, ...("reason" in r ? { reason: r.reason } : {}) };
+      const key = JSON.stringify(entry);
+      // A wait (in flight, lag) repeats; the log keeps one line per change with a count.
+      if (key === previous) repeats += 1;
+      else {
+        if (repeats > 0) log.add("reconcile-repeated", { times: repeats });
+        log.add("reconcile", entry);
+        previous = key;
+        repeats = 0;
+      }
       switch (r.status) {
         case "committed":
           return { outcome: "committed", claim: "unique" };
@@ -267,14 +278,35 @@ export class ReferenceArm implements ArmDriver {
     }
   }
 
-  /** The agent never got an answer, so it asks again; the ledger collapses the request. */
+  /**
+   * The agent never got an answer, so it asks again; the ledger collapses the request onto
+   * the same effect and the gate denies the duplicate. When the destination confirmed the
+   * effect ABSENT, the retry is a legitimate new execution (engine `retry`, fresh authority).
+   */
   async #agentRetry(ep: Episode, effectId: string, settled: Settled, log: ActionLog): Promise<Settled> {
     const { engine } = this.#require();
-    const again = await engine.register(this.#contract(ep, true));
+    const contract = this.#contract(ep, true);
+    const again = await engine.register(contract);
     log.add("agent-retry-registered", { effect_id: again.effectId, same_effect: again.effectId === effectId, replayed: again.replayed });
-    const outcome = await this.#dispatch(engine, again.effectId, log);
+    let outcome: DispatchOutcome;
+    const lost =
+      settled.outcome === "failed" && again.effectId === effectId
+        ? (await engine.findings({ effectId, classification: "LOST" })).at(-1)
+        : undefined;
+    if (lost !== undefined) {
+      // Confirmed absent: the agent's request is a legitimate re-dispatch of the LOST effect.
+      outcome = await engine.redispatchLost(
+        lost.findingId,
+        { authorityRef: contract.authority_ref, stampedAt: contract.stamped_at },
+        "the destination confirmed the effect absent; the agent asked again",
+      );
+      log.add("redispatch-lost", { finding_id: lost.findingId, status: outcome.status });
+    } else {
+      outcome = await this.#dispatch(engine, again.effectId, log);
+    }
     if (outcome.status === "dispatched") {
       if (outcome.lifecycle === "SETTLED_COMMITTED") return { outcome: "committed" };
+      if (outcome.lifecycle === "SETTLED_FAILED") return { outcome: "failed" };
       return this.#settle(again.effectId, log);
     }
     return settled;
@@ -283,6 +315,7 @@ export class ReferenceArm implements ArmDriver {
   /** Runs register + dispatch in a child killed at adapter.post_call; recovers here. */
   async #crashChild(ep: Episode, log: ActionLog): Promise<string> {
     const { target, engine } = this.#require();
+    const contract = this.#contract(ep, false);
     await engine.close();
     this.#engine = null;
     this.#generation += 1;
@@ -292,7 +325,7 @@ export class ReferenceArm implements ArmDriver {
       ...process.env,
       IRREVON_TEST_HOOKS: "1",
       IRREVON_CRASH_AT: "adapter.post_call",
-      IRREVON_BENCH_CHILD: JSON.stringify({ target: childTarget, contract: this.#contract(ep, false) }),
+      IRREVON_BENCH_CHILD: JSON.stringify({ target: childTarget, contract }),
     };
     // The crash hook refuses to arm in a benchmark process; this child exists only to die.
     delete env["IRREVON_BENCH"];
