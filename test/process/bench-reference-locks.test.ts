@@ -7,7 +7,8 @@
  * duplicates where B5 has ≥ 1. Extension: read lag, agent re-plan and new intent do not
  * fool R; on an opaque C3 destination R escalates instead of re-sending.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { settleUnitDatabaseDrops } from "../../src/bench/arms/reference-engine.js";
 import { buildDevSplit } from "../../src/bench/fixtures/dev-split.js";
 import { buildExtSplit } from "../../src/bench/fixtures/ext-split.js";
 import { drive, TEST_PG_URL, unitOf } from "../support/bench-units.js";
@@ -17,6 +18,8 @@ const ext = buildExtSplit();
 const C2 = (fault: string): string => `C2/refdest/${fault}/IRREVERSIBLE`;
 
 describe("bench strength locks: R", { timeout: 240_000 }, () => {
+  afterAll(settleUnitDatabaseDrops);
+
   it("R@postgres: 0 duplicates, 0 lost, 0 false suppression on the C2 discriminating cells", async () => {
     for (const fault of ["response-lost", "retry-storm", "semantic-resynthesis"]) {
       const r = await drive("R@postgres", unitOf(dev, C2(fault)), TEST_PG_URL);
@@ -47,14 +50,16 @@ describe("bench strength locks: R", { timeout: 240_000 }, () => {
     expect(branch.reports.filter((x) => x.arm_outcome === "suppressed").map((x) => x.detail["deny_check"])).toEqual(["branch_lineage", "branch_lineage"]);
   });
 
-  it("extension: read lag, agent re-plan and a new intent do not fool R; on C3 it escalates", async () => {
+  it("extension: read lag, agent re-plan and a new intent do not fool R; on C3 (dev and extension) it escalates", async () => {
     for (const fault of ["read-lag", "agent-replan", "new-intent"]) {
       const r = await drive("R@postgres", unitOf(ext, C2(fault)), TEST_PG_URL);
       expect(r.counts, fault).toEqual([1, 1, 1, 1]);
     }
-    const c3 = await drive("R@postgres", unitOf(ext, "C3/refdest/c3-real-effect/IRREVERSIBLE"), TEST_PG_URL);
-    expect(c3.counts).toEqual([1, 1, 1, 1]);
-    expect(c3.outcomes).toEqual(["committed", "escalated", "committed", "escalated"]);
+    for (const unit of [unitOf(ext, "C3/refdest/c3-real-effect/IRREVERSIBLE"), unitOf(dev, "C3/refdest/response-lost/IRREVERSIBLE")]) {
+      const c3 = await drive("R@postgres", unit, TEST_PG_URL);
+      expect(c3.counts, unit.workload.cell_id).toEqual([1, 1, 1, 1]);
+      expect(c3.outcomes, unit.workload.cell_id).toEqual(["committed", "escalated", "committed", "escalated"]);
+    }
   });
 
   it("R@pglite: the same engine on the embedded database, C2 response-lost", async () => {

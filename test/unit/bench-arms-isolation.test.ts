@@ -71,11 +71,15 @@ describe("fixture splits", () => {
     expect(ext.manifest.root_hash).not.toBe(buildDevSplit().manifest.root_hash);
   });
 
-  it("irrevon bench fixtures --verify still passes on the dev split", () => {
-    const out = execFileSync(process.execPath, ["--import", import.meta.resolve("tsx"), "src/cli/main.ts", "bench", "fixtures", "--verify", "--json"], {
-      cwd: ROOT,
-      encoding: "utf8",
-    });
-    expect(out).toContain("c214af121c88bf6685d9c5fede168a9d00cb4b140419486920f77e0ab393ed06");
-  });
+  it("irrevon bench fixtures --verify passes on the dev split and, with --split ext, on the extension split", () => {
+    const verify = (...extra: string[]): { verified: boolean; root_hash: string; split: string } =>
+      JSON.parse(
+        execFileSync(process.execPath, ["--import", import.meta.resolve("tsx"), "src/cli/main.ts", "bench", "fixtures", "--verify", "--json", ...extra], {
+          cwd: ROOT,
+          encoding: "utf8",
+        }),
+      ) as { verified: boolean; root_hash: string; split: string };
+    expect(verify()).toMatchObject({ split: "dev", verified: true, root_hash: "c214af121c88bf6685d9c5fede168a9d00cb4b140419486920f77e0ab393ed06" });
+    expect(verify("--split", "ext")).toMatchObject({ split: "ext", verified: true, root_hash: "30e12040eaef60370edd52f8b4ff80dc7268026e385712a27982d519709b9405" });
+  }, 60_000);
 });

@@ -36,6 +36,7 @@ import {
 import {
   adapterIdFor,
   BENCH_ENGINE_CONFIG,
+  CRASH_CHILD_ENGINE_CONFIG,
   freshUnitDatabase,
   openBenchEngine,
   READ_LAG_SECONDS,
@@ -45,6 +46,7 @@ import {
 /** R's configuration as recorded in its spec. */
 export const REFERENCE_CONFIG: Readonly<Record<string, unknown>> = {
   engine: BENCH_ENGINE_CONFIG,
+  crash_child_engine: CRASH_CHILD_ENGINE_CONFIG,
   stale_authority_backdate_hours: 48,
   crash_seam: "adapter.post_call",
   read_lag_seconds_declared: READ_LAG_SECONDS,
@@ -319,7 +321,11 @@ export class ReferenceArm implements ArmDriver {
     await engine.close();
     this.#engine = null;
     this.#generation += 1;
-    const childTarget = { ...target, workerId: `${target.workerId}-child${this.#generation}` };
+    const childTarget: EngineTarget = {
+      ...target,
+      workerId: `${target.workerId}-child${this.#generation}`,
+      config: CRASH_CHILD_ENGINE_CONFIG,
+    };
     const { file, execArgv } = childEntry();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
