@@ -33,6 +33,13 @@ module.exports = {
       to: { path: "^src/bench/(fixtures|metrics|stats|oracles|runner|verdict|integrity|report|analysis|faults)/" },
     },
     {
+      name: "bench-reference-arm-public-api-only",
+      comment: "Arm R measures the product as a user gets it: the engine only through the package entry (src/index.ts).",
+      severity: "error",
+      from: { path: "^src/bench/arms/reference" },
+      to: { path: "^src/(core|db|ledger|engine|adapters|advisory)/" },
+    },
+    {
       name: "bench-arms-no-destination-control",
       comment: "Bench arms reach the reference destination only over its public HTTP API (through an adapter), never its control API, truth log or in-process object.",
       severity: "error",

@@ -23,7 +23,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { DatabaseOption, DispatchOutcome, IntentContractInput, Irrevon } from "../../index.js";
+import { IrrevonError, type DatabaseOption, type DispatchOutcome, type IntentContractInput, type Irrevon } from "../../index.js";
 import {
   ActionLog,
   type ArmDriver,
@@ -100,7 +100,7 @@ export class ReferenceArm implements ArmDriver {
     let database: DatabaseOption;
     if (this.spec.id === "R@postgres") {
       if (context.postgresUrl === null) {
-        throw new Error("R@postgres needs a Postgres server URL (ArmUnitContext.postgresUrl); pass --postgres-url or run R@pglite");
+        throw new IrrevonError("config_invalid", "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite", { details: { field: "postgresUrl" } });
       }
       const fresh = await freshUnitDatabase(context.postgresUrl, context.unitSeed);
       this.#drop = fresh.drop;
@@ -137,7 +137,7 @@ export class ReferenceArm implements ArmDriver {
 
   #require(): { unit: ArmUnitContext; target: EngineTarget; engine: Irrevon } {
     if (this.#unit === null || this.#target === null || this.#engine === null) {
-      throw new Error(`${this.spec.id}: runEpisode before beginUnit`);
+      throw new IrrevonError("illegal_state", `${this.spec.id}: runEpisode before beginUnit; call beginUnit(context) first`);
     }
     return { unit: this.#unit, target: this.#target, engine: this.#engine };
   }
@@ -343,7 +343,7 @@ export class ReferenceArm implements ArmDriver {
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
-        reject(new Error(`R crash child did not finish within ${CHILD_TIMEOUT_MS} ms: ${stderr.slice(-500)}`));
+        reject(new IrrevonError("internal", `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`, { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: stderr.slice(-500) } }));
       }, CHILD_TIMEOUT_MS);
       child.on("exit", (code, signal) => {
         clearTimeout(timer);
@@ -352,9 +352,9 @@ export class ReferenceArm implements ArmDriver {
     });
     const registered = /REGISTERED (.*)/.exec(stdout)?.[1];
     if (exit.signal !== "SIGKILL" || registered === undefined || !stderr.includes("HOOK adapter.post_call CRASH")) {
-      throw new Error(
-        `R crash child was not killed at adapter.post_call (exit ${String(exit.code)}, signal ${String(exit.signal)}): ${stderr.slice(-800)} ${stdout.slice(-400)}`,
-      );
+      throw new IrrevonError("internal", "R crash child was not killed at adapter.post_call", {
+        details: { exit_code: exit.code, signal: exit.signal, stderr: stderr.slice(-800), stdout: stdout.slice(-400) },
+      });
     }
     const effectId = (JSON.parse(registered) as { effectId: string }).effectId;
     log.add("child-killed", { pid: child.pid ?? null, signal: exit.signal, seam: "adapter.post_call", effect_id: effectId });
