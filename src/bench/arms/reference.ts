@@ -20,7 +20,7 @@
  * Imports: node built-ins, bench/arms/{arm,reference-engine}, the package entry.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { IrrevonError, type DatabaseOption, type DispatchOutcome, type IntentContractInput, type Irrevon } from "../../index.js";
@@ -88,6 +88,7 @@ export class ReferenceArm implements ArmDriver {
   #target: EngineTarget | null = null;
   #engine: Irrevon | null = null;
   #drop: (() => Promise<void>) | null = null;
+  #dataDir: string | null = null;
   #generation = 0;
 
   constructor(spec: ArmSpec) {
@@ -107,8 +108,11 @@ export class ReferenceArm implements ArmDriver {
       database = { url: fresh.url };
     } else if (context.cell.fault === CRASH_FAULT) {
       // A child process must open the same ledger: file-backed, one directory per unit.
+      // Always a fresh ledger: a directory left by an earlier run of the same unit is replaced.
       const dataDir = join(context.workDir, "ledger");
+      rmSync(dataDir, { recursive: true, force: true });
       mkdirSync(context.workDir, { recursive: true });
+      this.#dataDir = dataDir;
       database = { dataDir };
     } else {
       database = { memory: true };
@@ -131,6 +135,8 @@ export class ReferenceArm implements ArmDriver {
       this.#engine = null;
       await this.#drop?.();
       this.#drop = null;
+      if (this.#dataDir !== null) rmSync(this.#dataDir, { recursive: true, force: true });
+      this.#dataDir = null;
       this.#unit = null;
     }
   }
