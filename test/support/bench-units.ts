@@ -60,6 +60,7 @@ export interface DrivenUnit {
   readonly counts: number[];
   readonly duplicates: number;
   readonly outcomes: string[];
+  readonly truth: TruthDump;
 }
 
 /** Runs one unit for one arm and summarises it. */
@@ -72,5 +73,6 @@ export async function drive(arm: ArmId, unit: UnitDocs, postgresUrl: string | nu
     counts,
     duplicates: counts.reduce((n, c) => n + Math.max(0, c - 1), 0),
     outcomes: reports.map((r) => r.arm_outcome),
+    truth,
   };
 }

@@ -30,6 +30,13 @@ describe("bench strength locks: conventional ladder (dev split)", { timeout: 60_
     }
   });
 
+  it("B5 re-sends the ORIGINAL payload on re-synthesis: the journal's first payload wins", async () => {
+    const r = await drive("B5", unitOf(dev, C2_RESYNTH));
+    expect(r.counts).toEqual([1, 2, 1, 2]);
+    const payloads = r.truth.effects.map((e) => Object.keys(e.payload as object).sort().join(","));
+    expect(payloads.every((keys) => keys.includes("order_id") && !keys.includes("purchase_order"))).toBe(true);
+  });
+
   it("B1 has no duplicate under response-lost (the arg-hash cache drops the retry) but duplicates under re-synthesis", async () => {
     const lost = await drive("B1", unitOf(dev, C2_LOST));
     expect(lost.duplicates).toBe(0);
