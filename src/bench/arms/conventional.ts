@@ -25,6 +25,7 @@
  */
 import { join } from "node:path";
 import { canonicalDigest } from "../../core/canonical.js";
+import { IrrevonError } from "../../core/errors.js";
 import { refdestDeclaration } from "../../adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../../adapters/refdest-adapter.js";
 import { B5DurableJournalRuntime } from "../baselines/b5-durable-journal.js";
@@ -103,7 +104,7 @@ export class LadderArm implements ArmDriver {
   }
 
   #requireUnit(): ArmUnitContext {
-    if (this.#unit === null) throw new Error(`${this.spec.id}: runEpisode before beginUnit`);
+    if (this.#unit === null) throw new IrrevonError("illegal_state", `${this.spec.id}: runEpisode before beginUnit; call beginUnit(context) first`);
     return this.#unit;
   }
 

@@ -8,7 +8,7 @@
  * then nothing (killed) — or `SURVIVED <json>` when the seam was never reached.
  * Imports: bench/arms/reference-engine, the package entry.
  */
-import type { IntentContractInput } from "../../core/contract-input.js";
+import { IrrevonError, type IntentContractInput } from "../../index.js";
 import { openBenchEngine, type EngineTarget } from "./reference-engine.js";
 
 interface ChildInput {
@@ -18,7 +18,9 @@ interface ChildInput {
 
 async function main(): Promise<void> {
   const raw = process.env["IRREVON_BENCH_CHILD"];
-  if (raw === undefined) throw new Error("IRREVON_BENCH_CHILD is required (JSON {target, contract})");
+  if (raw === undefined) {
+    throw new IrrevonError("config_invalid", "IRREVON_BENCH_CHILD is required (JSON {target, contract})", { details: { variable: "IRREVON_BENCH_CHILD" } });
+  }
   const input = JSON.parse(raw) as ChildInput;
   const engine = await openBenchEngine(input.target);
   await engine.recover();

@@ -11,25 +11,39 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-// Specific modules, not the package barrel (src/index.ts re-exports the advisory module, which
-// the CLI — and so the bench CLI — may not reach: I9 layering rule).
-import { refdestDeclaration } from "../../adapters/declarations/refdest.js";
-import { RefdestAdapter } from "../../adapters/refdest-adapter.js";
-import type { EngineConfig } from "../../engine/config.js";
-import { openIrrevon, type Irrevon } from "../../engine/irrevon.js";
-import type { DatabaseOption } from "../../engine/open-database.js";
+import {
+  openIrrevon,
+  refdestDeclaration,
+  RefdestAdapter,
+  type DatabaseOption,
+  type EngineConfig,
+  type Irrevon,
+} from "../../index.js";
 
 /** Engine tunables for the benchmark (recorded in the arm's config). */
 export const BENCH_ENGINE_CONFIG: Partial<EngineConfig> = {
   rereadGapSeconds: 0,
-  dispatchDeadlineMs: 1_000,
-  probeDeadlineMs: 1_000,
-  leaseTtlMs: 3_000,
+  // Short enough that a crashed child's lease runs out quickly, long enough for a cold child's
+  // first request on a loaded machine (a deadline only delays absence; it never decides it).
+  dispatchDeadlineMs: 2_000,
+  probeDeadlineMs: 2_000,
+  leaseTtlMs: 5_000,
   backoffBaseSeconds: 1,
 };
 
 /** Read lag of the extension's read-lag cell: R's declaration for that cell states it. */
 export { READ_LAG_SECONDS } from "../fault-model.js";
+
+/**
+ * The crash child's tunables: a shorter lease, so the parent's recovery need not wait long
+ * for the dead child's lease to run out (a deadline it misses only delays absence).
+ */
+export const CRASH_CHILD_ENGINE_CONFIG: Partial<EngineConfig> = {
+  ...BENCH_ENGINE_CONFIG,
+  dispatchDeadlineMs: 1_000,
+  probeDeadlineMs: 1_000,
+  leaseTtlMs: 3_000,
+};
 
 export interface EngineTarget {
   readonly tier: "C1" | "C2" | "C3";
@@ -37,6 +51,8 @@ export interface EngineTarget {
   readonly lagSeconds: number;
   readonly database: DatabaseOption;
   readonly workerId: string;
+  /** Engine tunables; default BENCH_ENGINE_CONFIG. */
+  readonly config?: Partial<EngineConfig>;
 }
 
 /** Opens the engine on a target (used by the parent and by the crash child alike). */
@@ -51,7 +67,7 @@ export function openBenchEngine(target: EngineTarget): Promise<Irrevon> {
   return openIrrevon({
     database: target.database,
     adapters: [adapter],
-    config: BENCH_ENGINE_CONFIG,
+    config: target.config ?? BENCH_ENGINE_CONFIG,
     workerId: target.workerId,
   });
 }
@@ -65,6 +81,7 @@ const TEMPLATE_DB = "irrevon_bench_template";
 /** Advisory lock key that serializes template builds across processes. */
 const TEMPLATE_LOCK = 0x1bec4;
 let templateReady: Promise<void> | null = null;
+let swept = false;
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -105,17 +122,53 @@ function ensureTemplate(serverUrl: string): Promise<void> {
   return templateReady;
 }
 
-/** A fresh, migrated database for one unit; returns its URL and how to drop it. */
+/** Drops still running (dropping a database waits for a checkpoint; units need not wait). */
+const pendingDrops = new Set<Promise<void>>();
+
+/** Waits for every unit database drop this process started (call before exiting). */
+export async function settleUnitDatabaseDrops(): Promise<void> {
+  while (pendingDrops.size > 0) await Promise.all([...pendingDrops]);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Drops unit databases left behind by bench processes on this host that are gone. */
+async function sweepLeftovers(admin: pg.Client): Promise<void> {
+  const rows = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'irrevon_bench_p%'");
+  for (const { datname } of rows.rows) {
+    const pid = Number(/^irrevon_bench_p(\d+)_/.exec(datname)?.[1] ?? Number.NaN);
+    if (Number.isSafeInteger(pid) && pid !== process.pid && !pidAlive(pid)) {
+      await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+  }
+}
+
+/**
+ * A fresh, migrated database for one unit; returns its URL and how to drop it. `drop()`
+ * returns at once and drops in the background (see settleUnitDatabaseDrops); a database a
+ * crashed process left behind is dropped by the next process's first unit (names carry the pid).
+ */
 export async function freshUnitDatabase(
   serverUrl: string,
   unitSeed: number,
 ): Promise<{ readonly url: string; drop(): Promise<void> }> {
   await ensureTemplate(serverUrl);
-  const name = `irrevon_bench_u${unitSeed}_${randomBytes(4).toString("hex")}`;
+  const name = `irrevon_bench_p${process.pid}_u${unitSeed}_${randomBytes(4).toString("hex")}`;
   await adminQuery(serverUrl, async (admin) => {
     // The template must have no other session while it is copied; builds hold the lock.
     await admin.query("SELECT pg_advisory_lock($1)", [TEMPLATE_LOCK]);
     try {
+      if (!swept) {
+        swept = true;
+        await sweepLeftovers(admin);
+      }
       await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
     } finally {
       await admin.query("SELECT pg_advisory_unlock($1)", [TEMPLATE_LOCK]);
@@ -123,6 +176,13 @@ export async function freshUnitDatabase(
   });
   return {
     url: withDatabase(serverUrl, name),
-    drop: () => adminQuery(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () => {
+      const dropping = adminQuery(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+        .then(() => undefined)
+        .catch(() => undefined) // a leftover is swept by the next process
+        .finally(() => pendingDrops.delete(dropping));
+      pendingDrops.add(dropping);
+      return Promise.resolve();
+    },
   };
 }

@@ -20,13 +20,10 @@
  * Imports: node built-ins, bench/arms/{arm,reference-engine}, the package entry.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { IntentContractInput } from "../../core/contract-input.js";
-import type { DispatchOutcome } from "../../engine/dispatcher.js";
-import type { Irrevon } from "../../engine/irrevon.js";
-import type { DatabaseOption } from "../../engine/open-database.js";
+import { IrrevonError, type DatabaseOption, type DispatchOutcome, type IntentContractInput, type Irrevon } from "../../index.js";
 import {
   ActionLog,
   type ArmDriver,
@@ -39,6 +36,7 @@ import {
 import {
   adapterIdFor,
   BENCH_ENGINE_CONFIG,
+  CRASH_CHILD_ENGINE_CONFIG,
   freshUnitDatabase,
   openBenchEngine,
   READ_LAG_SECONDS,
@@ -48,6 +46,7 @@ import {
 /** R's configuration as recorded in its spec. */
 export const REFERENCE_CONFIG: Readonly<Record<string, unknown>> = {
   engine: BENCH_ENGINE_CONFIG,
+  crash_child_engine: CRASH_CHILD_ENGINE_CONFIG,
   stale_authority_backdate_hours: 48,
   crash_seam: "adapter.post_call",
   read_lag_seconds_declared: READ_LAG_SECONDS,
@@ -89,6 +88,7 @@ export class ReferenceArm implements ArmDriver {
   #target: EngineTarget | null = null;
   #engine: Irrevon | null = null;
   #drop: (() => Promise<void>) | null = null;
+  #dataDir: string | null = null;
   #generation = 0;
 
   constructor(spec: ArmSpec) {
@@ -101,15 +101,18 @@ export class ReferenceArm implements ArmDriver {
     let database: DatabaseOption;
     if (this.spec.id === "R@postgres") {
       if (context.postgresUrl === null) {
-        throw new Error("R@postgres needs a Postgres server URL (ArmUnitContext.postgresUrl); pass --postgres-url or run R@pglite");
+        throw new IrrevonError("config_invalid", "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite", { details: { field: "postgresUrl" } });
       }
       const fresh = await freshUnitDatabase(context.postgresUrl, context.unitSeed);
       this.#drop = fresh.drop;
       database = { url: fresh.url };
     } else if (context.cell.fault === CRASH_FAULT) {
       // A child process must open the same ledger: file-backed, one directory per unit.
+      // Always a fresh ledger: a directory left by an earlier run of the same unit is replaced.
       const dataDir = join(context.workDir, "ledger");
+      rmSync(dataDir, { recursive: true, force: true });
       mkdirSync(context.workDir, { recursive: true });
+      this.#dataDir = dataDir;
       database = { dataDir };
     } else {
       database = { memory: true };
@@ -132,13 +135,15 @@ export class ReferenceArm implements ArmDriver {
       this.#engine = null;
       await this.#drop?.();
       this.#drop = null;
+      if (this.#dataDir !== null) rmSync(this.#dataDir, { recursive: true, force: true });
+      this.#dataDir = null;
       this.#unit = null;
     }
   }
 
   #require(): { unit: ArmUnitContext; target: EngineTarget; engine: Irrevon } {
     if (this.#unit === null || this.#target === null || this.#engine === null) {
-      throw new Error(`${this.spec.id}: runEpisode before beginUnit`);
+      throw new IrrevonError("illegal_state", `${this.spec.id}: runEpisode before beginUnit; call beginUnit(context) first`);
     }
     return { unit: this.#unit, target: this.#target, engine: this.#engine };
   }
@@ -235,9 +240,20 @@ export class ReferenceArm implements ArmDriver {
   async #settle(effectId: string, log: ActionLog): Promise<Settled> {
     const { engine } = this.#require();
     const started = Date.now();
+    let previous = "";
+    let repeats = 0;
     for (;;) {
       const r = await engine.reconcile(effectId);
-      log.add("reconcile", { status: r.status, ...("reason" in r ? { reason: r.reason } : {}) });
+      const entry = { status: r.status, ...("reason" in r ? { reason: r.reason } : {}) };
+      const key = JSON.stringify(entry);
+      // A wait (in flight, lag) repeats; the log keeps one line per change with a count.
+      if (key === previous) repeats += 1;
+      else {
+        if (repeats > 0) log.add("reconcile-repeated", { times: repeats });
+        log.add("reconcile", entry);
+        previous = key;
+        repeats = 0;
+      }
       switch (r.status) {
         case "committed":
           return { outcome: "committed", claim: "unique" };
@@ -270,14 +286,35 @@ export class ReferenceArm implements ArmDriver {
     }
   }
 
-  /** The agent never got an answer, so it asks again; the ledger collapses the request. */
+  /**
+   * The agent never got an answer, so it asks again; the ledger collapses the request onto
+   * the same effect and the gate denies the duplicate. When the destination confirmed the
+   * effect ABSENT, the retry is a legitimate new execution (engine `retry`, fresh authority).
+   */
   async #agentRetry(ep: Episode, effectId: string, settled: Settled, log: ActionLog): Promise<Settled> {
     const { engine } = this.#require();
-    const again = await engine.register(this.#contract(ep, true));
+    const contract = this.#contract(ep, true);
+    const again = await engine.register(contract);
     log.add("agent-retry-registered", { effect_id: again.effectId, same_effect: again.effectId === effectId, replayed: again.replayed });
-    const outcome = await this.#dispatch(engine, again.effectId, log);
+    let outcome: DispatchOutcome;
+    const lost =
+      settled.outcome === "failed" && again.effectId === effectId
+        ? (await engine.findings({ effectId, classification: "LOST" })).at(-1)
+        : undefined;
+    if (lost !== undefined) {
+      // Confirmed absent: the agent's request is a legitimate re-dispatch of the LOST effect.
+      outcome = await engine.redispatchLost(
+        lost.findingId,
+        { authorityRef: contract.authority_ref, stampedAt: contract.stamped_at },
+        "the destination confirmed the effect absent; the agent asked again",
+      );
+      log.add("redispatch-lost", { finding_id: lost.findingId, status: outcome.status });
+    } else {
+      outcome = await this.#dispatch(engine, again.effectId, log);
+    }
     if (outcome.status === "dispatched") {
       if (outcome.lifecycle === "SETTLED_COMMITTED") return { outcome: "committed" };
+      if (outcome.lifecycle === "SETTLED_FAILED") return { outcome: "failed" };
       return this.#settle(again.effectId, log);
     }
     return settled;
@@ -286,16 +323,21 @@ export class ReferenceArm implements ArmDriver {
   /** Runs register + dispatch in a child killed at adapter.post_call; recovers here. */
   async #crashChild(ep: Episode, log: ActionLog): Promise<string> {
     const { target, engine } = this.#require();
+    const contract = this.#contract(ep, false);
     await engine.close();
     this.#engine = null;
     this.#generation += 1;
-    const childTarget = { ...target, workerId: `${target.workerId}-child${this.#generation}` };
+    const childTarget: EngineTarget = {
+      ...target,
+      workerId: `${target.workerId}-child${this.#generation}`,
+      config: CRASH_CHILD_ENGINE_CONFIG,
+    };
     const { file, execArgv } = childEntry();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       IRREVON_TEST_HOOKS: "1",
       IRREVON_CRASH_AT: "adapter.post_call",
-      IRREVON_BENCH_CHILD: JSON.stringify({ target: childTarget, contract: this.#contract(ep, false) }),
+      IRREVON_BENCH_CHILD: JSON.stringify({ target: childTarget, contract }),
     };
     // The crash hook refuses to arm in a benchmark process; this child exists only to die.
     delete env["IRREVON_BENCH"];
@@ -307,7 +349,7 @@ export class ReferenceArm implements ArmDriver {
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
-        reject(new Error(`R crash child did not finish within ${CHILD_TIMEOUT_MS} ms: ${stderr.slice(-500)}`));
+        reject(new IrrevonError("internal", `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`, { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: stderr.slice(-500) } }));
       }, CHILD_TIMEOUT_MS);
       child.on("exit", (code, signal) => {
         clearTimeout(timer);
@@ -316,9 +358,9 @@ export class ReferenceArm implements ArmDriver {
     });
     const registered = /REGISTERED (.*)/.exec(stdout)?.[1];
     if (exit.signal !== "SIGKILL" || registered === undefined || !stderr.includes("HOOK adapter.post_call CRASH")) {
-      throw new Error(
-        `R crash child was not killed at adapter.post_call (exit ${String(exit.code)}, signal ${String(exit.signal)}): ${stderr.slice(-800)} ${stdout.slice(-400)}`,
-      );
+      throw new IrrevonError("internal", "R crash child was not killed at adapter.post_call", {
+        details: { exit_code: exit.code, signal: exit.signal, stderr: stderr.slice(-800), stdout: stdout.slice(-400) },
+      });
     }
     const effectId = (JSON.parse(registered) as { effectId: string }).effectId;
     log.add("child-killed", { pid: child.pid ?? null, signal: exit.signal, seam: "adapter.post_call", effect_id: effectId });

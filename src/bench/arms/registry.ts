@@ -4,6 +4,7 @@
  * manifest records `config_digest = canonicalDigest(spec.config)`.
  * Imports: bench/arms/{arm,conventional,refused,reference}, bench/fault-model.
  */
+import { IrrevonError } from "../../core/errors.js";
 import type { ArmScoringFlags } from "../fault-model.js";
 import { ARM_IDS, type ArmDriver, type ArmId, type ArmSpec } from "./arm.js";
 import { LadderArm, type LadderStrategy } from "./conventional.js";
@@ -116,7 +117,7 @@ export function armSpec(id: ArmId): ArmSpec {
 /** A fresh driver for one (unit, arm). */
 export function createArm(id: ArmId): ArmDriver {
   if (!(ARM_IDS as readonly string[]).includes(id)) {
-    throw new Error(`unknown arm '${String(id)}': use one of ${ARM_IDS.join(", ")}`);
+    throw new IrrevonError("usage", `unknown arm '${String(id)}': use one of ${ARM_IDS.join(", ")}`, { details: { field: "arm", value: String(id) } });
   }
   const spec = armSpec(id);
   if (id === "B7") return new RefusedArm(spec);

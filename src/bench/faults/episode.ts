@@ -4,6 +4,7 @@
  * (`legitimate`, `eligible_for_dispatch`) are dropped here: an Episode has no field for them.
  * Imports: bench/fault-model, bench/fixtures/documents (types), bench/arms/arm (types).
  */
+import { IrrevonError } from "../../core/errors.js";
 import type { Episode } from "../arms/arm.js";
 import type { EffectClass } from "../fault-model.js";
 import type { VariantSet, WorkloadTrial } from "../fixtures/documents.js";
@@ -32,8 +33,10 @@ export function episodeFor(
   const variant =
     variantId === undefined ? null : (variants?.variants.find((v) => v.variant_id === variantId) ?? null);
   if (variantId !== undefined && variant === null) {
-    throw new Error(
+    throw new IrrevonError(
+      "config_invalid",
       `trial ${trial.trial_index}: injection names variant '${variantId}', which the unit's variant set does not hold; regenerate the split`,
+      { details: { field: "param.variant_id", value: variantId } },
     );
   }
   const branchCancelled = fault === "branch-cancellation";

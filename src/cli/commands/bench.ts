@@ -17,6 +17,7 @@ import { renderAnalysis } from "../../bench/analysis/render-analysis.js";
 import { parseRunResults } from "../../bench/analysis/run-results.js";
 import { CANARY } from "../../bench/fixtures/artifact-bytes.js";
 import { buildDevSplit } from "../../bench/fixtures/dev-split.js";
+import { buildExtSplit, DEFAULT_EXT_FIXTURES_DIR } from "../../bench/fixtures/ext-split.js";
 import { diffSplit, loadSplit, writeSplit } from "../../bench/fixtures/split-dir.js";
 import { killVerdict, renderVerdict } from "../../bench/verdict/verdict.js";
 import { IrrevonError } from "../../core/errors.js";
@@ -30,7 +31,8 @@ export const DEFAULT_FIXTURES_DIR = "bench/fixtures/dev";
 
 interface FixturesFlags {
   readonly verify?: boolean;
-  readonly out: string;
+  readonly out?: string;
+  readonly split: string;
   readonly json?: boolean;
 }
 
@@ -48,10 +50,17 @@ interface AnalyzeFlags {
   readonly json?: boolean;
 }
 
-function fixtures(flags: FixturesFlags): void {
-  const split = buildDevSplit();
+function fixtures(options: FixturesFlags): void {
+  if (options.split !== "dev" && options.split !== "ext") {
+    throw new IrrevonError("usage", `--split must be dev or ext; got ${JSON.stringify(options.split)}`, {
+      details: { field: "--split", value: options.split },
+    });
+  }
+  const ext = options.split === "ext";
+  const flags = { ...options, out: options.out ?? (ext ? DEFAULT_EXT_FIXTURES_DIR : DEFAULT_FIXTURES_DIR) };
+  const split = ext ? buildExtSplit() : buildDevSplit();
   const summary = {
-    split: "dev",
+    split: options.split,
     manifest_id: split.manifest.manifest_id,
     root_hash: split.manifest.root_hash,
     artifact_count: split.artifacts.length,
@@ -80,9 +89,9 @@ function fixtures(flags: FixturesFlags): void {
     flags.json === true,
     { ...summary, verified: ok, first_difference: first ?? null, differences, problems },
     ok
-      ? `verified: ${flags.out} equals the regenerated dev split\nroot hash ${summary.root_hash}`
+      ? `verified: ${flags.out} equals the regenerated ${options.split} split\nroot hash ${summary.root_hash}`
       : [
-          `MISMATCH: ${flags.out} differs from the regenerated dev split`,
+          `MISMATCH: ${flags.out} differs from the regenerated ${options.split} split`,
           first === undefined
             ? `first problem: ${problems[0] ?? ""}`
             : `first differing file: ${describe}`,
@@ -167,7 +176,8 @@ export function register(program: Command): void {
       "write the dev fixture split, or --verify that a directory equals its regeneration",
     )
     .option("--verify", "compare DIR with a regeneration byte for byte (exit 3 on any difference)")
-    .option("--out <dir>", "split directory to write or verify", DEFAULT_FIXTURES_DIR)
+    .option("--out <dir>", `split directory to write or verify (default ${DEFAULT_FIXTURES_DIR}, or ${DEFAULT_EXT_FIXTURES_DIR} with --split ext)`)
+    .option("--split <name>", "dev (the reference design's split) or ext (extension faults, decision 0012)", "dev")
     .option("--json", "print a JSON document on stdout instead of the human form on stderr")
     .action((flags: FixturesFlags) => fixtures(flags));
   bench
