@@ -5,8 +5,8 @@
  * which arms may never import. Imports: nothing.
  */
 
-/** The seven injected faults, in the order the reference design lists them. */
-export const FAULT_KINDS = [
+/** The seven injected faults of the reference design, in the order it lists them. */
+export const DEV_FAULT_KINDS = [
   "crash-before-persist",
   "crash-after-effect-before-response",
   "response-lost",
@@ -15,7 +15,28 @@ export const FAULT_KINDS = [
   "stale-authorization",
   "branch-cancellation",
 ] as const;
+
+/**
+ * Extension faults (docs/decisions/0012): they separate arms only where the destination's
+ * truth separates them. They live in the extension split (bench/fixtures/ext), never in dev.
+ * - `read-lag`: the destination commits, drops the response and shows the effect to queries
+ *   only after a delay, so an immediate status check reads ABSENT;
+ * - `agent-replan`: the agent restarts after a lost response and retries the same business
+ *   intent (same stable ids, new wording) under a new workflow/operation id;
+ * - `new-intent`: a genuinely different order whose parameters equal an earlier one's;
+ * - `c3-real-effect`: a notify-only destination commits and answers 5xx; nobody can prove
+ *   absence.
+ */
+export const EXT_FAULT_KINDS = ["read-lag", "agent-replan", "new-intent", "c3-real-effect"] as const;
+
+/** Seconds the read-lag cell's destination hides a committed create from status queries and listings. */
+export const READ_LAG_SECONDS = 1;
+
+/** Every fault kind: the seven dev faults, then the extension faults. */
+export const FAULT_KINDS = [...DEV_FAULT_KINDS, ...EXT_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+export type DevFaultKind = (typeof DEV_FAULT_KINDS)[number];
+export type ExtFaultKind = (typeof EXT_FAULT_KINDS)[number];
 
 /**
  * Arm-neutral timeline points a fault is anchored to. The harness records anchors but never
@@ -33,6 +54,10 @@ export const FAULT_ANCHOR: Readonly<Record<FaultKind, Anchor>> = {
   "semantic-resynthesis": "T_DISPATCH",
   "stale-authorization": "T_DISPATCH",
   "branch-cancellation": "T_DISPATCH",
+  "read-lag": "T_RESPONSE",
+  "agent-replan": "T_RESPONSE",
+  "new-intent": "T_INTENT",
+  "c3-real-effect": "T_RESPONSE",
 };
 
 /**
@@ -99,4 +124,27 @@ export function parseCellId(
 
 function includes<T extends string>(set: readonly T[], value: string | undefined): value is T {
   return value !== undefined && (set as readonly string[]).includes(value);
+}
+
+/** What an arm reports for one trial (reference design §3.1). */
+export const ARM_OUTCOMES = [
+  "committed",
+  "failed",
+  "suppressed",
+  "refused",
+  "ambiguous-unresolved",
+  "escalated",
+  "arm-crashed",
+  "unresolved-unknown",
+] as const;
+export type ArmOutcome = (typeof ARM_OUTCOMES)[number];
+
+/** What scoring needs to know about an arm (from its spec, never from its behaviour). */
+export interface ArmScoringFlags {
+  /** The arm has a notion of "I do not know whether it happened". */
+  readonly ambiguityConcept: boolean;
+  /** The arm claims what the destination holds (`unique` / `absent`). */
+  readonly classifies: boolean;
+  /** The arm sends the same idempotency key on every attempt of an intent. */
+  readonly sendsStableKey: boolean;
 }

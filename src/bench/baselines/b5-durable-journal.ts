@@ -29,6 +29,11 @@ export interface B5Options {
   /** Path of the journal file; it survives a "restart" of the runtime. */
   readonly journalPath: string;
   readonly deadlineMs?: number;
+  /**
+   * `notify` for a notify-only (C3) destination: POST /notify with no reference or key, which
+   * that tier cannot take. Default `effects` (POST /effects).
+   */
+  readonly endpoint?: "effects" | "notify";
 }
 
 /** A durable-journal runtime instance. Construct a new one over the same journal to "restart". */
@@ -53,8 +58,15 @@ export class B5DurableJournalRuntime {
       .map((line) => JSON.parse(line) as JournalEntry);
   }
 
-  /** Runs one activity: journal `started`, one call, journal the result. */
+  /**
+   * Runs one activity: journal `started`, one call, journal the result. The journal has
+   * set-default semantics, like a durable-execution runtime's recorded activity input: when
+   * the operation id was started before, the FIRST journaled payload is sent again and
+   * `payload` is ignored (so a reworded retry under the same workflow re-sends the original).
+   */
   async runActivity(operationId: string, effectType: string, payload: unknown): Promise<ActivityOutcome> {
+    const started = this.journal().find((e) => e.kind === "started" && e.operationId === operationId);
+    if (started?.kind === "started") return this.#call(operationId, started.effectType, started.payload);
     this.#append({ kind: "started", operationId, effectType, payload });
     return this.#call(operationId, effectType, payload);
   }
@@ -78,11 +90,16 @@ export class B5DurableJournalRuntime {
 
   async #call(operationId: string, effectType: string, payload: unknown): Promise<ActivityOutcome> {
     try {
-      const response = await fetch(new URL("/effects", this.#options.destinationUrl), {
+      const notify = this.#options.endpoint === "notify";
+      const response = await fetch(new URL(notify ? "/notify" : "/effects", this.#options.destinationUrl), {
         method: "POST",
         headers: { "content-type": "application/json" },
-        // The key is sent; a C2 destination does not honour it.
-        body: JSON.stringify({ effect_type: effectType, payload, client_ref: operationId, idempotency_key: operationId }),
+        // The key is sent; a C2 destination does not honour it (a C3 one cannot take it).
+        body: JSON.stringify(
+          notify
+            ? { effect_type: effectType, payload }
+            : { effect_type: effectType, payload, client_ref: operationId, idempotency_key: operationId },
+        ),
         signal: AbortSignal.timeout(this.#options.deadlineMs ?? 5_000),
       });
       const text = await response.text();

@@ -27,32 +27,15 @@
  *    on every attempt.
  * Imports: bench/fault-model, bench/metrics/metric-cells.
  */
-import type { FaultKind, Tier } from "../fault-model.js";
+import type { ArmOutcome, ArmScoringFlags, FaultKind, Tier } from "../fault-model.js";
 import { emptyCell, rateCell, type MetricCell, type MetricTable } from "./metric-cells.js";
 
 export const METRICS_FORMAT = "irrevonbench/metrics/v2";
 
-export const ARM_OUTCOMES = [
-  "committed",
-  "failed",
-  "suppressed",
-  "refused",
-  "ambiguous-unresolved",
-  "escalated",
-  "arm-crashed",
-  "unresolved-unknown",
-] as const;
-export type ArmOutcome = (typeof ARM_OUTCOMES)[number];
-
-/** What scoring needs to know about the arm (from its spec, never from its behaviour). */
-export interface ArmScoringFlags {
-  /** The arm has a notion of "I do not know whether it happened". */
-  readonly ambiguityConcept: boolean;
-  /** The arm claims what the destination holds (`unique` / `absent`). */
-  readonly classifies: boolean;
-  /** The arm sends the same idempotency key on every attempt of an intent. */
-  readonly sendsStableKey: boolean;
-}
+// The outcome vocabulary and the scoring flags live with the arm-neutral vocabulary
+// (bench/fault-model), so arms can name them without importing metrics.
+export { ARM_OUTCOMES } from "../fault-model.js";
+export type { ArmOutcome, ArmScoringFlags } from "../fault-model.js";
 
 /** One trial: fixture truth joined with the arm's report. */
 export interface ScoredTrial {

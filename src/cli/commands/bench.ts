@@ -7,8 +7,9 @@
  *   results document. Margins have no defaults: a missing one is a usage error (exit 2)
  *   naming the flag.
  *
- * `run`, `smoke` and `report` come with the arms and the runner. All logic lives in
- * src/bench; this file parses flags and prints. Imports: bench, cli/{output,read-input}.
+ * `analyze` also takes `--worst-cell-gate` and then prints the kill verdict with its inputs.
+ * `run`, `smoke` and `report` live in bench-run.ts. All logic lives in src/bench; these files
+ * parse flags and print. Imports: bench, cli/{output,read-input,commands/bench-run}.
  */
 import type { Command } from "commander";
 import { analyzeRuns } from "../../bench/analysis/analyze.js";
@@ -16,18 +17,22 @@ import { renderAnalysis } from "../../bench/analysis/render-analysis.js";
 import { parseRunResults } from "../../bench/analysis/run-results.js";
 import { CANARY } from "../../bench/fixtures/artifact-bytes.js";
 import { buildDevSplit } from "../../bench/fixtures/dev-split.js";
+import { buildExtSplit, DEFAULT_EXT_FIXTURES_DIR } from "../../bench/fixtures/ext-split.js";
 import { diffSplit, loadSplit, writeSplit } from "../../bench/fixtures/split-dir.js";
+import { killVerdict, renderVerdict } from "../../bench/verdict/verdict.js";
 import { IrrevonError } from "../../core/errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
 import { parseJsonText, readInputText } from "../read-input.js";
+import { registerRunCommands, requiredRate } from "./bench-run.js";
 
 /** Where the committed dev split lives, relative to the working directory. */
 export const DEFAULT_FIXTURES_DIR = "bench/fixtures/dev";
 
 interface FixturesFlags {
   readonly verify?: boolean;
-  readonly out: string;
+  readonly out?: string;
+  readonly split: string;
   readonly json?: boolean;
 }
 
@@ -41,13 +46,21 @@ interface AnalyzeFlags {
   readonly c1Arms: string;
   readonly cells?: string;
   readonly c1Cells?: string;
+  readonly worstCellGate?: string;
   readonly json?: boolean;
 }
 
-function fixtures(flags: FixturesFlags): void {
-  const split = buildDevSplit();
+function fixtures(options: FixturesFlags): void {
+  if (options.split !== "dev" && options.split !== "ext") {
+    throw new IrrevonError("usage", `--split must be dev or ext; got ${JSON.stringify(options.split)}`, {
+      details: { field: "--split", value: options.split },
+    });
+  }
+  const ext = options.split === "ext";
+  const flags = { ...options, out: options.out ?? (ext ? DEFAULT_EXT_FIXTURES_DIR : DEFAULT_FIXTURES_DIR) };
+  const split = ext ? buildExtSplit() : buildDevSplit();
   const summary = {
-    split: "dev",
+    split: options.split,
     manifest_id: split.manifest.manifest_id,
     root_hash: split.manifest.root_hash,
     artifact_count: split.artifacts.length,
@@ -76,9 +89,9 @@ function fixtures(flags: FixturesFlags): void {
     flags.json === true,
     { ...summary, verified: ok, first_difference: first ?? null, differences, problems },
     ok
-      ? `verified: ${flags.out} equals the regenerated dev split\nroot hash ${summary.root_hash}`
+      ? `verified: ${flags.out} equals the regenerated ${options.split} split\nroot hash ${summary.root_hash}`
       : [
-          `MISMATCH: ${flags.out} differs from the regenerated dev split`,
+          `MISMATCH: ${flags.out} differs from the regenerated ${options.split} split`,
           first === undefined
             ? `first problem: ${problems[0] ?? ""}`
             : `first differing file: ${describe}`,
@@ -134,7 +147,20 @@ async function analyze(flags: AnalyzeFlags): Promise<void> {
     ...(cells === undefined ? {} : { cells }),
     ...(c1Cells === undefined ? {} : { c1Cells }),
   });
-  emitResult(flags.json === true, { analysis }, renderAnalysis(analysis));
+  if (flags.worstCellGate === undefined) {
+    emitResult(flags.json === true, { analysis }, renderAnalysis(analysis));
+    return;
+  }
+  const verdict = killVerdict(
+    analysis,
+    results.runs,
+    requiredRate(flags.worstCellGate, "--worst-cell-gate"),
+  );
+  emitResult(
+    flags.json === true,
+    { analysis, verdict },
+    `${renderAnalysis(analysis)}\n${renderVerdict(verdict)}`,
+  );
 }
 
 /** Registers the `bench` command group. */
@@ -142,7 +168,7 @@ export function register(program: Command): void {
   const bench = program
     .command("bench")
     .description(
-      "IrrevonBench: dev fixtures and paired statistics (run, smoke and report are not built yet)",
+      "IrrevonBench: fixtures, the runner (run, smoke), paired statistics and the kill verdict (analyze), reports",
     );
   bench
     .command("fixtures")
@@ -150,7 +176,8 @@ export function register(program: Command): void {
       "write the dev fixture split, or --verify that a directory equals its regeneration",
     )
     .option("--verify", "compare DIR with a regeneration byte for byte (exit 3 on any difference)")
-    .option("--out <dir>", "split directory to write or verify", DEFAULT_FIXTURES_DIR)
+    .option("--out <dir>", `split directory to write or verify (default ${DEFAULT_FIXTURES_DIR}, or ${DEFAULT_EXT_FIXTURES_DIR} with --split ext)`)
+    .option("--split <name>", "dev (the reference design's split) or ext (extension faults, decision 0012)", "dev")
     .option("--json", "print a JSON document on stdout instead of the human form on stderr")
     .action((flags: FixturesFlags) => fixtures(flags));
   bench
@@ -184,6 +211,11 @@ export function register(program: Command): void {
       "--c1-cells <ids>",
       "comma-separated C1 cell ids of the registered null (default: C1 discriminating cells present)",
     )
+    .option(
+      "--worst-cell-gate <rate>",
+      "worst-cell gate in rate units; when given, the kill verdict is printed too (no default)",
+    )
     .option("--json", "print a JSON document on stdout instead of the human form on stderr")
     .action((flags: AnalyzeFlags) => analyze(flags));
+  registerRunCommands(bench, DEFAULT_FIXTURES_DIR);
 }
