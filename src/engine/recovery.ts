@@ -22,6 +22,7 @@ import {
 import { auditSettledEffect } from "./audit-settled.js";
 import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { autoRedispatchLost } from "./auto-redispatch.js";
+import { mapBounded } from "./bounded-pool.js";
 import { emit, type EngineContext } from "./context.js";
 import { reconcileEffect } from "./reconciler.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
@@ -76,33 +77,38 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     });
   };
 
+  const { recoveryPageSize: pageSize, recoveryConcurrency: concurrency } = ctx.config;
   let closedAttempts = 0;
-  for (const attempt of await listOpenAttempts(ctx.db)) {
-    if (attempt.isOwnerLive) continue;
-    try {
-      const closed = await closeIfAbandoned(ctx, attempt);
-      if (closed.closed) closedAttempts += 1;
-    } catch (e) {
-      if (!isStale(e)) fail("close_attempt", e, { effectId: attempt.effectId });
-    }
+  for (let after = 0; ;) {
+    const page = await listOpenAttempts(ctx.db, undefined, {
+      afterAttemptId: after,
+      limit: pageSize,
+    });
+    await mapBounded(
+      page.filter((a) => !a.isOwnerLive),
+      concurrency,
+      async (attempt) => {
+        try {
+          const closed = await closeIfAbandoned(ctx, attempt);
+          if (closed.closed) closedAttempts += 1;
+        } catch (e) {
+          if (!isStale(e)) fail("close_attempt", e, { effectId: attempt.effectId });
+        }
+      },
+    );
+    const last = page[page.length - 1];
+    if (last === undefined || page.length < pageSize) break;
+    after = last.attemptId;
   }
 
   const outcomes: ReconcileOutcome[] = [];
   const lostFindings: number[] = [];
+  // One effect is reconciled once per run, whichever page and lane meets it first.
   const seen = new Set<string>();
   let adjudicated = 0;
   let parked = 0;
   let inFlight = 0;
-  for (const execution of await listOpenExecutions(ctx.db)) {
-    if (seen.has(execution.effectId)) continue;
-    seen.add(execution.effectId);
-    let outcome: ReconcileOutcome;
-    try {
-      outcome = await reconcileEffect(ctx, execution.effectId, "recovery");
-    } catch (e) {
-      if (!isStale(e)) fail("reconcile", e, { effectId: execution.effectId });
-      continue;
-    }
+  const tally = (outcome: ReconcileOutcome): void => {
     outcomes.push(outcome);
     switch (outcome.status) {
       case "settled":
@@ -122,7 +128,31 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
         parked += 1;
         break;
     }
+  };
+  const reconcileOne = async (effectId: string): Promise<ReconcileOutcome | null> => {
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await reconcileEffect(ctx, effectId, "recovery");
+    } catch (e) {
+      if (!isStale(e)) fail("reconcile", e, { effectId });
+      return null;
+    }
     await ctx.crash.hit("recovery.after_record");
+    return outcome;
+  };
+  for (let after = 0; ;) {
+    const page = await listOpenExecutions(ctx.db, pageSize, after);
+    const fresh: string[] = [];
+    for (const execution of page) {
+      if (seen.has(execution.effectId)) continue;
+      seen.add(execution.effectId);
+      fresh.push(execution.effectId);
+    }
+    const pageOutcomes = await mapBounded(fresh, concurrency, reconcileOne);
+    for (const outcome of pageOutcomes) if (outcome !== null) tally(outcome);
+    const last = page[page.length - 1];
+    if (last === undefined || page.length < pageSize) break;
+    after = last.executionId;
   }
 
   // Drained after the whole scan, so a re-dispatch never overtakes an unadjudicated record.
