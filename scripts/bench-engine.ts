@@ -35,6 +35,7 @@ async function main(): Promise<void> {
         physicalMs: 1_000,
         startupRuns: 2,
         demoRuns: 1,
+        recoveryEffects: 20,
       }
     : FULL_BENCH;
   const report = await runEngineBench({
@@ -52,7 +53,8 @@ async function main(): Promise<void> {
   );
   for (const t of report.targets) {
     process.stderr.write(
-      `  ${t.met ? "met    " : "NOT MET"} ${t.name}: ${t.measured} (target ${t.target})\n`,
+      `  ${t.met === null ? "report " : t.met ? "met    " : "NOT MET"} ${t.name}: ${t.measured} (goal ${t.target})` +
+        `${t.explanation === undefined ? "" : ` — ${t.explanation}`}\n`,
     );
   }
 }

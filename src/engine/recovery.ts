@@ -9,7 +9,10 @@
  * process did that item first (many engines may recover at once, D2) and is not an error; any
  * other failure is reported in `errors` and the scan goes on, so one bad item never stops the
  * run (or a worker's boot) and the run is always recorded.
- * Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
+ * At scale: the work is read in keyset pages of `recoveryPageSize` and up to
+ * `recoveryConcurrency` items of a page run at once (engine/bounded-pool: each item to exactly
+ * one lane, so one effect is reconciled at most once per run); one lane while crash points are
+ * armed. Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
  */
 import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
 import {
@@ -77,7 +80,10 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     });
   };
 
-  const { recoveryPageSize: pageSize, recoveryConcurrency: concurrency } = ctx.config;
+  const pageSize = ctx.config.recoveryPageSize;
+  // An armed crash seam names the point after the n-th record; with lanes "the n-th" would
+  // race the others, so a run with crash points armed (the crash suite) takes one lane.
+  const concurrency = ctx.crash.armed ? 1 : ctx.config.recoveryConcurrency;
   let closedAttempts = 0;
   for (let after = 0; ;) {
     const page = await listOpenAttempts(ctx.db, undefined, {

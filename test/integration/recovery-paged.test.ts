@@ -7,6 +7,7 @@
  * recovery suites cover PGlite).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mapBounded } from "../../src/engine/bounded-pool.js";
 import { SKIP_POSTGRES } from "../support/databases.js";
 import { expectAuditClean } from "../support/audit.js";
 import {
@@ -32,22 +33,35 @@ describe.skipIf(SKIP_POSTGRES)("recovery: paged, concurrent, each effect once [p
   });
 
   it(`${EFFECTS} AMBIGUOUS effects over ${Math.ceil(EFFECTS / PAGE)} pages: each settled once, probed once or twice`, async () => {
-    const present = new Set<string>();
-    const absent = new Set<string>();
-    for (let i = 0; i < EFFECTS; i++) {
-      const committed = i % 2 === 0;
-      f.refdest.schedule([
-        {
-          fault: committed ? "DROP_RESPONSE_AFTER_COMMIT" : "DROP_RESPONSE_BEFORE_COMMIT",
-          match: { op: "create" },
-        },
-      ]);
-      const { effectId } = await f.irrevon.register(
-        orderContract({ scope: `acme-store/paged/${i}` }),
-      );
-      expect(await f.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
-      (committed ? present : absent).add(effectId);
-    }
+    // Every create's response is lost: the first half after the destination committed, the
+    // rest before. Built eight at a time (distinct scopes), so which effect got which fault is
+    // read back from the destination's truth below.
+    f.refdest.schedule([
+      ...Array.from({ length: EFFECTS / 2 }, () => ({
+        fault: "DROP_RESPONSE_AFTER_COMMIT",
+        match: { op: "create" },
+      })),
+      ...Array.from({ length: EFFECTS / 2 }, () => ({
+        fault: "DROP_RESPONSE_BEFORE_COMMIT",
+        match: { op: "create" },
+      })),
+    ]);
+    const effects = await mapBounded(
+      Array.from({ length: EFFECTS }, (_, i) => i),
+      8,
+      async (i) => {
+        const { effectId } = await f.irrevon.register(
+          orderContract({ scope: `acme-store/paged/${i}` }),
+        );
+        const sent = await f.irrevon.dispatch(effectId);
+        expect(sent).toMatchObject({ lifecycle: "AMBIGUOUS" });
+        return { effectId, operationId: sent.status === "dispatched" ? sent.operationId : "" };
+      },
+    );
+    const held = new Set(f.refdest.truthDump().effects.map((e) => e.client_ref));
+    const present = new Set(effects.filter((e) => held.has(e.operationId)).map((e) => e.effectId));
+    const absent = new Set(effects.filter((e) => !held.has(e.operationId)).map((e) => e.effectId));
+    expect([present.size, absent.size]).toEqual([EFFECTS / 2, EFFECTS / 2]);
     // Past every call's deadline (the absence rule), on the engine's clock.
     f.clock.advance(10_000);
 
@@ -106,5 +120,5 @@ describe.skipIf(SKIP_POSTGRES)("recovery: paged, concurrent, each effect once [p
     ).toBe(0);
     // A second run finds nothing left to do.
     expect(await f.irrevon.recover()).toMatchObject({ scanned: 0, adjudicated: 0, errors: [] });
-  }, 120_000);
+  }, 300_000);
 });
