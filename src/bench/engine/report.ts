@@ -5,57 +5,25 @@
  * stated and judged, never tuned: `met` is whatever the numbers say, and every row that is
  * not met carries its explanation, built from figures of the same run.
  *
- * HOOK — adding a row. Write a judge `(run: MeasuredRun) => Target[]` (in its own module
- * if it is more than a few lines) and append it to {@link TARGET_JUDGES}. A figure that the
- * run does not measure yet goes into `MeasuredRun.extra` under a key of its own (set it in
- * run-engine-bench.ts, read it in the judge); a section of its own is one more entry in
+ * HOOK — adding a row. Write a judge `(run: MeasuredRun) => Target[]` (next to the others in
+ * bench/engine/judges, or in a module of its own) and append it to {@link TARGET_JUDGES}. A
+ * figure the run does not measure yet goes into `MeasuredRun.extra` under a key of its own
+ * (set it in run-engine-bench.ts, read it in the judge); a section is one more entry in
  * {@link SECTION_RENDERERS}. Nothing else needs to change: the table, the JSON and the
  * script's summary pick the rows up. Imports: bench.
  */
-import type { PhysicalLimitRun } from "./commit-floor.js";
-import type { PerEffectResult } from "./per-effect.js";
-import type { RecoveryRun } from "./recovery-bench.js";
-import { judgeStartup, renderStartup, type StartupResult } from "./startup.js";
+import {
+  judgeCleanEffect,
+  judgeRecovery,
+  judgeStartupTargets,
+  judgeWorkers,
+  roundTripsOf,
+} from "./judges.js";
+import type { MeasuredRun, Target, TargetJudge } from "./report-types.js";
+import { renderStartup } from "./startup.js";
 import type { LatencySummary } from "./stats.js";
-import type { ThroughputRun } from "./throughput.js";
 
-export interface HostInfo {
-  readonly cpus: number;
-  readonly node: string;
-  readonly platform: string;
-  readonly postgres: string | null;
-  readonly pglite: string;
-  readonly durability: Readonly<Record<string, string>> | null;
-  /** 1-minute load average when the run started and ended (other work on the machine shows here). */
-  readonly loadAverage: { readonly start: number; readonly end: number };
-}
-
-/** One figure judged against its goal. */
-export interface Target {
-  readonly name: string;
-  /** The goal, as stated in the issue. */
-  readonly target: string;
-  readonly measured: string;
-  /** null: reported without a goal. */
-  readonly met: boolean | null;
-  /** Why the goal was not met, from figures of the same run (always set when `met` is false). */
-  readonly explanation?: string;
-}
-
-/** Everything one run measured: what the judges and the section renderers read. */
-export interface MeasuredRun {
-  readonly command: string;
-  readonly host: HostInfo;
-  readonly perEffect: readonly PerEffectResult[];
-  readonly throughput: readonly ThroughputRun[];
-  readonly physicalLimit: readonly PhysicalLimitRun[];
-  /** Recovery of N AMBIGUOUS effects, per backend (empty when skipped). */
-  readonly recovery: readonly RecoveryRun[];
-  /** Embedded open, demo and CLI start (null when the run skipped them). */
-  readonly startup: StartupResult | null;
-  /** Figures added through the hook (see the file header), by key. */
-  readonly extra: Readonly<Record<string, unknown>>;
-}
+export type { HostInfo, MeasuredRun, Target, TargetJudge } from "./report-types.js";
 
 export interface EngineBenchReport extends MeasuredRun {
   readonly format: "irrevon-bench-engine/v1";
@@ -64,184 +32,7 @@ export interface EngineBenchReport extends MeasuredRun {
   readonly targets: readonly Target[];
 }
 
-/** Judges some figures of a run against their goals. */
-export type TargetJudge = (run: MeasuredRun) => Target[];
-
 const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
-
-/** The Python engine's published figures the speed goals are stated against (issue 11). */
-export const PYTHON_BASELINE = {
-  /** Clean guarded effect, ms per effect. */
-  cleanEffectMs: 11.1,
-  /** Recovery of 200 AMBIGUOUS effects, seconds (range of its runs; the goal uses the faster). */
-  recovery200Seconds: { min: 1.15, max: 1.7 },
-} as const;
-
-/** "Measured on a loaded machine" context for every timed row that misses its goal. */
-function loadNote(run: MeasuredRun): string {
-  const { start, end } = run.host.loadAverage;
-  const busy = Math.max(start, end) > run.host.cpus;
-  return (
-    `1-minute load average ${fmt(start, 1)}→${fmt(end, 1)} on ${run.host.cpus} CPUs` +
-    (busy ? " (more runnable processes than cores: every timing is inflated)" : "")
-  );
-}
-
-function roundTripsOf(p: PerEffectResult): number {
-  return p.commitsPerEffect.roundTrips;
-}
-
-/** Clean guarded effect: commits, round trips, cost vs the in-run floor and vs Python. */
-export function judgeCleanEffect(run: MeasuredRun): Target[] {
-  const out: Target[] = [];
-  for (const r of run.perEffect) {
-    const c = r.commitsPerEffect;
-    const shape =
-      `${fmt(c.transactions, 2)} explicit transactions, ${fmt(c.statementsInTransactions, 2)} statements inside them, ` +
-      `${fmt(c.standaloneStatements, 2)} standalone statements per effect`;
-    out.push({
-      name: `durable commits per clean effect (${r.backend})`,
-      target: "≤ 2",
-      measured: `${fmt(c.durableLedger, 2)} ledger + ${fmt(c.leaseOnly, 2)} lease upkeep`,
-      met: c.durable <= 2,
-      ...(c.durable <= 2
-        ? {}
-        : {
-            explanation: `the engine wrote in ${fmt(c.durable, 2)} separate transactions per effect (distinct xmin of the rows it left; ${shape})`,
-          }),
-    });
-    const rt = roundTripsOf(r);
-    out.push({
-      name: `round trips per clean effect (${r.backend})`,
-      target: "≤ 4",
-      measured: `${fmt(rt, 2)} (driver count: statements + BEGIN/COMMIT)`,
-      met: rt <= 4,
-      ...(rt <= 4 ? {} : { explanation: `${shape}; every statement is a round trip` }),
-    });
-    const twoCommits = 2 * r.floor.durableInsert.medianMs;
-    const ratio = r.guarded.medianMs / twoCommits;
-    out.push({
-      name: `guarded-effect cost vs two durable commits (${r.backend})`,
-      target: "median ≤ 3 × (2 × single-row insert commit)",
-      measured: `${fmt(r.guarded.medianMs)} ms vs 3 × ${fmt(twoCommits)} ms (ratio ${fmt(ratio, 2)}×)`,
-      met: r.guarded.medianMs <= 3 * twoCommits,
-      ...(r.guarded.medianMs <= 3 * twoCommits
-        ? {}
-        : {
-            explanation: `${fmt(rt, 1)} round trips and ${fmt(c.durable, 1)} durable commits per effect against a floor of 2 commits; ${loadNote(run)}`,
-          }),
-    });
-    const goalMs = PYTHON_BASELINE.cleanEffectMs / 5;
-    const speedup = PYTHON_BASELINE.cleanEffectMs / r.guarded.medianMs;
-    out.push({
-      name: `clean guarded effect vs the Python engine (${r.backend})`,
-      target: `≥ 5× Python (${PYTHON_BASELINE.cleanEffectMs} ms/effect): median ≤ ${fmt(goalMs, 2)} ms`,
-      measured: `${fmt(r.guarded.medianMs)} ms (${fmt(speedup, 2)}× Python)`,
-      met: r.guarded.medianMs <= goalMs,
-      ...(r.guarded.medianMs <= goalMs
-        ? {}
-        : {
-            explanation: `${fmt(rt, 1)} round trips per effect at a median single-row commit of ${fmt(r.floor.durableInsert.medianMs)} ms in this run; ${loadNote(run)}`,
-          }),
-    });
-    if (r.commitsPerEffect.server !== null) {
-      const s = r.commitsPerEffect.server;
-      out.push({
-        name: `server-counted commits and WAL per clean effect (${r.backend})`,
-        target: "reported (no goal)",
-        measured:
-          `xact_commit ${fmt(s.xactCommit, 2)}, rollbacks ${fmt(s.xactRollback, 2)}, WAL records ${s.walRecords === null ? "n/a" : fmt(s.walRecords, 1)}, ` +
-          `full-page images ${s.walFpi === null ? "n/a" : fmt(s.walFpi, 2)}, WAL bytes ${s.walBytes === null ? "n/a" : fmt(s.walBytes, 0)} (pg_stat_wal is cluster-wide)`,
-        met: null,
-      });
-    }
-  }
-  return out;
-}
-
-/** Many workers: rising to the core count, and the best against the in-run commit limit. */
-export function judgeWorkers(run: MeasuredRun): Target[] {
-  const out: Target[] = [];
-  const cpus = run.host.cpus;
-  const upTo = run.throughput
-    .filter((t) => t.workers <= cpus)
-    .sort((a, b) => a.workers - b.workers);
-  if (upTo.length >= 2) {
-    const rising = upTo.every(
-      (t, i) => i === 0 || t.effectsPerSecond > (upTo[i - 1]?.effectsPerSecond ?? 0),
-    );
-    out.push({
-      name: "throughput rises with workers up to the core count (postgres)",
-      target: `effects/s strictly rising for 1..${cpus} workers`,
-      measured: upTo.map((t) => `${t.workers}w ${fmt(t.effectsPerSecond, 0)}/s`).join(", "),
-      met: rising,
-      ...(rising
-        ? {}
-        : {
-            explanation: `the worker processes compete for ${cpus} cores with the server; ${loadNote(run)}`,
-          }),
-    });
-  }
-  const pg = run.perEffect.find((p) => p.backend === "postgres");
-  const limit = [...run.physicalLimit].sort((a, b) => b.commitsPerSecond - a.commitsPerSecond)[0];
-  const best = [...run.throughput].sort((a, b) => b.effectsPerSecond - a.effectsPerSecond)[0];
-  if (pg !== undefined && limit !== undefined && best !== undefined) {
-    const ceiling = limit.commitsPerSecond / pg.commitsPerEffect.durable;
-    const share = best.effectsPerSecond / ceiling;
-    out.push({
-      name: "best worker count vs the in-run commit limit (postgres)",
-      target: "≥ 50 % of (commit limit ÷ commits per effect)",
-      measured:
-        `${fmt(best.effectsPerSecond, 1)} effects/s at ${best.workers} workers vs ${fmt(limit.commitsPerSecond, 0)} commits/s ` +
-        `(${limit.connections} connections) ÷ ${fmt(pg.commitsPerEffect.durable, 2)} = ${fmt(ceiling, 0)}/s: ${fmt(100 * share, 0)} %`,
-      met: share >= 0.5,
-      ...(share >= 0.5
-        ? {}
-        : {
-            explanation: `an effect costs ${fmt(roundTripsOf(pg), 1)} round trips and the engine's own CPU per effect, where the limit is one round trip per commit; ${loadNote(run)}`,
-          }),
-    });
-  }
-  return out;
-}
-
-/** Recovery of N AMBIGUOUS effects vs the Python engine. */
-export function judgeRecovery(run: MeasuredRun): Target[] {
-  return run.recovery.map((r) => {
-    const python = PYTHON_BASELINE.recovery200Seconds;
-    // Scaled to the run's N (the Python figure is for 200).
-    const goalMs = ((python.min * 1000) / 5) * (r.effects / 200);
-    const met = r.wallMs <= goalMs;
-    return {
-      name: `recovery of ${r.effects} AMBIGUOUS effects (${r.backend})`,
-      target: `≥ 5× Python (${python.min}–${python.max} s for 200): ≤ ${fmt(goalMs, 0)} ms`,
-      measured:
-        `${fmt(r.wallMs, 0)} ms (${fmt((python.min * 1000 * (r.effects / 200)) / r.wallMs, 2)}× Python's faster run); ` +
-        `concurrency ${r.concurrency}, page ${r.pageSize}, ${fmt(r.roundTripsPerEffect, 1)} round trips and ` +
-        `${fmt(r.statusQueries / r.effects, 2)} status queries per effect`,
-      met,
-      ...(met
-        ? {}
-        : {
-            explanation:
-              `each adjudication reads its record, execution, attempts, receipts and probes one statement at a time ` +
-              `(${fmt(r.roundTripsPerEffect, 1)} round trips per effect)` +
-              (r.backend === "pglite"
-                ? "; the embedded database runs one statement at a time, so lanes only take turns"
-                : "") +
-              `; ${loadNote(run)}`,
-          }),
-    };
-  });
-}
-
-/** Startup goals (bench/engine/startup), with the explanations of this run. */
-export function judgeStartupTargets(run: MeasuredRun): Target[] {
-  if (run.startup === null) return [];
-  return judgeStartup(run.startup).map((t) =>
-    t.met || t.explanation !== undefined ? t : { ...t, explanation: loadNote(run) },
-  );
-}
 
 /** Every judge, in table order. Append a judge here to add rows (see the file header). */
 export const TARGET_JUDGES: readonly TargetJudge[] = [
