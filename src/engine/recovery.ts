@@ -135,16 +135,17 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
         break;
     }
   };
-  const reconcileOne = async (effectId: string): Promise<ReconcileOutcome | null> => {
+  // Tallied as each lane finishes (outcomes are in completion order), then the seam.
+  const reconcileOne = async (effectId: string): Promise<void> => {
     let outcome: ReconcileOutcome;
     try {
       outcome = await reconcileEffect(ctx, effectId, "recovery");
     } catch (e) {
       if (!isStale(e)) fail("reconcile", e, { effectId });
-      return null;
+      return;
     }
+    tally(outcome);
     await ctx.crash.hit("recovery.after_record");
-    return outcome;
   };
   for (let after = 0; ;) {
     const page = await listOpenExecutions(ctx.db, pageSize, after);
@@ -154,8 +155,7 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
       seen.add(execution.effectId);
       fresh.push(execution.effectId);
     }
-    const pageOutcomes = await mapBounded(fresh, concurrency, reconcileOne);
-    for (const outcome of pageOutcomes) if (outcome !== null) tally(outcome);
+    await mapBounded(fresh, concurrency, reconcileOne);
     const last = page[page.length - 1];
     if (last === undefined || page.length < pageSize) break;
     after = last.executionId;
