@@ -3,6 +3,7 @@
  * (src/bench/engine) and writes bench-results/engine.json and bench-results/engine.md.
  * Options: --quick (small counts, for a smoke run), --out <dir> (default bench-results),
  * --pg <url> (default $IRREVON_BENCH_PG_URL, $DATABASE_URL, or the local server),
+ * --recovery <n> (AMBIGUOUS effects in the recovery measurement; full run 200, --quick 20),
  * --no-postgres, --startup-only (only embedded open, demo and CLI start). Not part of `npm test`; test/contract/bench-smoke.test.ts runs a tiny slice.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -35,10 +36,16 @@ async function main(): Promise<void> {
         physicalMs: 1_000,
         startupRuns: 2,
         demoRuns: 1,
+        recoveryEffects: 20,
       }
     : FULL_BENCH;
+  const recovery = option(args, "--recovery");
+  if (recovery !== undefined && !/^\d{1,5}$/.test(recovery)) {
+    throw new Error("--recovery must be a whole number of effects from 0 to 99999 (e.g. 200)");
+  }
   const report = await runEngineBench({
     ...size,
+    ...(recovery === undefined ? {} : { recoveryEffects: Number(recovery) }),
     postgresUrl,
     ...(args.includes("--startup-only") ? { backends: [] } : {}),
     command: `npm run bench:engine${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`,
@@ -52,7 +59,8 @@ async function main(): Promise<void> {
   );
   for (const t of report.targets) {
     process.stderr.write(
-      `  ${t.met ? "met    " : "NOT MET"} ${t.name}: ${t.measured} (target ${t.target})\n`,
+      `  ${t.met === null ? "report " : t.met ? "met    " : "NOT MET"} ${t.name}: ${t.measured} (goal ${t.target})` +
+        `${t.explanation === undefined ? "" : ` — ${t.explanation}`}\n`,
     );
   }
 }

@@ -57,6 +57,16 @@ export interface EngineConfig {
   readonly sweepOverlapSeconds: number;
   /** Upper bound of list pages one sweep run reads (a run that hits it reports `truncated`). */
   readonly sweepMaxPages: number;
+  /**
+   * Open executions recovery reads from the ledger per page (keyset-paged by execution id,
+   * so a backlog of any size is scanned in bounded memory). Default 100.
+   */
+  readonly recoveryPageSize: number;
+  /**
+   * Effects recovery adjudicates at once (each its own destination probe and ledger writes;
+   * one effect is never worked on twice in a run). 1 = one after another. Default 8.
+   */
+  readonly recoveryConcurrency: number;
   /** Settled effects a worker cycle audits at most (besides audits a late response queued). */
   readonly auditPerCycle: number;
   /** Only effects settled this recently are audited by the worker. */
@@ -85,6 +95,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   sweepMinRuns: 2,
   sweepOverlapSeconds: 600,
   sweepMaxPages: 1_000,
+  recoveryPageSize: 100,
+  recoveryConcurrency: 8,
   auditPerCycle: 10,
   auditLookbackSeconds: 86_400,
   maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS,
@@ -101,8 +113,8 @@ export function configMaxFor(name: string): number {
   return 1_000_000;
 }
 
-function requireNumber(name: string, value: number, min: number): void {
-  const max = configMaxFor(name);
+function requireNumber(name: string, value: number, min: number, maxOverride?: number): void {
+  const max = maxOverride ?? configMaxFor(name);
   if (!Number.isFinite(value) || value < min || value > max) {
     throw new IrrevonError(
       ErrorCode.config_invalid,
@@ -112,6 +124,21 @@ function requireNumber(name: string, value: number, min: number): void {
       },
     );
   }
+}
+
+/** Upper bounds of the recovery knobs (a page is held in memory; a lane holds a connection). */
+export const RECOVERY_PAGE_SIZE_MAX = 10_000;
+export const RECOVERY_CONCURRENCY_MAX = 256;
+
+/** A whole number in [1, max]; the refusal names the field, the range and the fix. */
+function requireCount(name: string, value: number, max: number): void {
+  if (Number.isInteger(value) && value >= 1 && value <= max) return;
+  const fix = Number.isFinite(value) ? Math.min(max, Math.max(1, Math.round(value))) : 1;
+  throw new IrrevonError(
+    ErrorCode.config_invalid,
+    `engine config ${name} must be a whole number in [1, ${max}]; set it to e.g. ${fix}`,
+    { details: { field: name, min: 1, max, value, fix: { [name]: fix } } },
+  );
 }
 
 /**
@@ -170,6 +197,8 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("sweepMinRuns", config.sweepMinRuns, 2);
   requireNumber("sweepOverlapSeconds", config.sweepOverlapSeconds, 0);
   requireNumber("sweepMaxPages", config.sweepMaxPages, 1);
+  requireCount("recoveryPageSize", config.recoveryPageSize, RECOVERY_PAGE_SIZE_MAX);
+  requireCount("recoveryConcurrency", config.recoveryConcurrency, RECOVERY_CONCURRENCY_MAX);
   requireNumber("auditPerCycle", config.auditPerCycle, 0);
   requireNumber("auditLookbackSeconds", config.auditLookbackSeconds, 0);
   requireNumber("maxClockSkewMs", config.maxClockSkewMs, 0);

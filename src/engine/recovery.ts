@@ -9,7 +9,10 @@
  * process did that item first (many engines may recover at once, D2) and is not an error; any
  * other failure is reported in `errors` and the scan goes on, so one bad item never stops the
  * run (or a worker's boot) and the run is always recorded.
- * Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
+ * At scale: the work is read in keyset pages of `recoveryPageSize` and up to
+ * `recoveryConcurrency` items of a page run at once (engine/bounded-pool: each item to exactly
+ * one lane, so one effect is reconciled at most once per run); one lane while crash points are
+ * armed. Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
  */
 import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
 import {
@@ -22,6 +25,7 @@ import {
 import { auditSettledEffect } from "./audit-settled.js";
 import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { autoRedispatchLost } from "./auto-redispatch.js";
+import { mapBounded } from "./bounded-pool.js";
 import { emit, type EngineContext } from "./context.js";
 import { reconcileEffect } from "./reconciler.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
@@ -76,33 +80,41 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     });
   };
 
+  const pageSize = ctx.config.recoveryPageSize;
+  // An armed crash seam names the point after the n-th record; with lanes "the n-th" would
+  // race the others, so a run with crash points armed (the crash suite) takes one lane.
+  const concurrency = ctx.crash.armed ? 1 : ctx.config.recoveryConcurrency;
   let closedAttempts = 0;
-  for (const attempt of await listOpenAttempts(ctx.db)) {
-    if (attempt.isOwnerLive) continue;
-    try {
-      const closed = await closeIfAbandoned(ctx, attempt);
-      if (closed.closed) closedAttempts += 1;
-    } catch (e) {
-      if (!isStale(e)) fail("close_attempt", e, { effectId: attempt.effectId });
-    }
+  for (let after = 0; ;) {
+    const page = await listOpenAttempts(ctx.db, undefined, {
+      afterAttemptId: after,
+      limit: pageSize,
+    });
+    await mapBounded(
+      page.filter((a) => !a.isOwnerLive),
+      concurrency,
+      async (attempt) => {
+        try {
+          const closed = await closeIfAbandoned(ctx, attempt);
+          if (closed.closed) closedAttempts += 1;
+        } catch (e) {
+          if (!isStale(e)) fail("close_attempt", e, { effectId: attempt.effectId });
+        }
+      },
+    );
+    const last = page[page.length - 1];
+    if (last === undefined || page.length < pageSize) break;
+    after = last.attemptId;
   }
 
   const outcomes: ReconcileOutcome[] = [];
   const lostFindings: number[] = [];
+  // One effect is reconciled once per run, whichever page and lane meets it first.
   const seen = new Set<string>();
   let adjudicated = 0;
   let parked = 0;
   let inFlight = 0;
-  for (const execution of await listOpenExecutions(ctx.db)) {
-    if (seen.has(execution.effectId)) continue;
-    seen.add(execution.effectId);
-    let outcome: ReconcileOutcome;
-    try {
-      outcome = await reconcileEffect(ctx, execution.effectId, "recovery");
-    } catch (e) {
-      if (!isStale(e)) fail("reconcile", e, { effectId: execution.effectId });
-      continue;
-    }
+  const tally = (outcome: ReconcileOutcome): void => {
     outcomes.push(outcome);
     switch (outcome.status) {
       case "settled":
@@ -122,7 +134,31 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
         parked += 1;
         break;
     }
+  };
+  // Tallied as each lane finishes (outcomes are in completion order), then the seam.
+  const reconcileOne = async (effectId: string): Promise<void> => {
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await reconcileEffect(ctx, effectId, "recovery");
+    } catch (e) {
+      if (!isStale(e)) fail("reconcile", e, { effectId });
+      return;
+    }
+    tally(outcome);
     await ctx.crash.hit("recovery.after_record");
+  };
+  for (let after = 0; ;) {
+    const page = await listOpenExecutions(ctx.db, pageSize, after);
+    const fresh: string[] = [];
+    for (const execution of page) {
+      if (seen.has(execution.effectId)) continue;
+      seen.add(execution.effectId);
+      fresh.push(execution.effectId);
+    }
+    await mapBounded(fresh, concurrency, reconcileOne);
+    const last = page[page.length - 1];
+    if (last === undefined || page.length < pageSize) break;
+    after = last.executionId;
   }
 
   // Drained after the whole scan, so a re-dispatch never overtakes an unadjudicated record.

@@ -8,10 +8,14 @@ import { isoSql, toId, toIdOrNull } from "./sql-util.js";
 import type { ExecutionFrontier } from "./types.js";
 import type { ExecutionOpener, LifecycleState } from "../core/state-tables.js";
 
-/** Executions whose outcome is not settled, oldest first. */
+/**
+ * Executions whose outcome is not settled, oldest first: up to `limit` with an id above
+ * `afterExecutionId` (keyset paging: pass the last id of one page to read the next).
+ */
 export async function listOpenExecutions(
   q: Queryable,
   limit = 10_000,
+  afterExecutionId = 0,
 ): Promise<ExecutionFrontier[]> {
   const { rows } = await q.query<{
     execution_id: unknown;
@@ -22,8 +26,9 @@ export async function listOpenExecutions(
     frontier: LifecycleState;
   }>(
     `SELECT execution_id, effect_id, step, operation_id, opened_by, frontier FROM execution_frontiers
-      WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS') ORDER BY execution_id LIMIT $1`,
-    [limit],
+      WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS') AND execution_id > $2
+      ORDER BY execution_id LIMIT $1`,
+    [limit, afterExecutionId],
   );
   return rows.map((r) => ({
     executionId: toId(r.execution_id),
@@ -48,8 +53,15 @@ export interface OpenAttempt {
   readonly isOwnerLive: boolean;
 }
 
-/** Open attempts, optionally of one execution, oldest first. */
-export async function listOpenAttempts(q: Queryable, executionId?: number): Promise<OpenAttempt[]> {
+/**
+ * Open attempts, optionally of one execution, oldest first. `page` reads at most `limit`
+ * attempts with an id above `afterAttemptId` (keyset paging); without it, all of them.
+ */
+export async function listOpenAttempts(
+  q: Queryable,
+  executionId?: number,
+  page?: { readonly afterAttemptId: number; readonly limit: number },
+): Promise<OpenAttempt[]> {
   const { rows } = await q.query<{
     attempt_id: unknown;
     execution_id: unknown;
@@ -64,9 +76,9 @@ export async function listOpenAttempts(q: Queryable, executionId?: number): Prom
             a.owner_worker_id, a.fencing_token,
             (a.owner_worker_id IS NOT NULL AND irrevon_lease_live(a.owner_worker_id, a.fencing_token)) AS is_owner_live
        FROM open_attempts o JOIN dispatch_attempts a ON a.attempt_id = o.attempt_id
-      WHERE ($1::bigint IS NULL OR o.execution_id = $1)
-      ORDER BY o.attempt_id`,
-    [executionId ?? null],
+      WHERE ($1::bigint IS NULL OR o.execution_id = $1) AND o.attempt_id > $2
+      ORDER BY o.attempt_id LIMIT $3`,
+    [executionId ?? null, page?.afterAttemptId ?? 0, page?.limit ?? null],
   );
   return rows.map((r) => ({
     attemptId: toId(r.attempt_id),

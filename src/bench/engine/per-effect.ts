@@ -2,7 +2,8 @@
  * bench/engine/per-effect — the cost of one guarded effect (register + claim + record) next
  * to the same call made straight to a zero-latency destination, on one backend, plus the
  * durable commits, transactions and statements one clean effect costs (counted) and the
- * commit floor of the same database. Imports: db, engine, bench.
+ * commit floor of the same database, and on Postgres what the server counted (commits, WAL
+ * records: bench/engine/server-stats). Imports: db, engine, bench.
  */
 import { DbRole } from "../../db/db.js";
 import { openPostgres } from "../../db/pg-driver.js";
@@ -16,6 +17,7 @@ import {
 } from "./bench-effects.js";
 import { measureCommitFloor, type CommitFloor } from "./commit-floor.js";
 import { countingDb } from "./counting-db.js";
+import { readServerCounters, serverDeltas, type ServerDeltas } from "./server-stats.js";
 import { elapsedMs, summarize, type LatencySummary } from "./stats.js";
 import { writeMap, writesBetween } from "./write-transactions.js";
 
@@ -33,6 +35,13 @@ export interface CommitsPerEffect {
   readonly standaloneStatements: number;
   /** Postgres only: pg_stat_database.xact_commit delta (every commit, read-only included; ±3/run). */
   readonly xactCommit: number | null;
+  /**
+   * Round trips to the database as the driver sees them: every statement plus BEGIN and
+   * COMMIT of each explicit transaction.
+   */
+  readonly roundTrips: number;
+  /** Postgres only: server counters per effect (pg_stat_database, pg_stat_wal; see server-stats). */
+  readonly server: ServerDeltas | null;
 }
 
 export interface PerEffectResult {
@@ -42,15 +51,6 @@ export interface PerEffectResult {
   readonly guarded: LatencySummary;
   readonly commitsPerEffect: CommitsPerEffect;
   readonly floor: CommitFloor;
-}
-
-async function xactCommit(db: BenchDatabase): Promise<number | null> {
-  if (db.backend !== "postgres") return null;
-  await db.root.query("SELECT pg_stat_clear_snapshot()");
-  const { rows } = await db.root.query<{ n: string | number }>(
-    "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
-  );
-  return Number(rows[0]?.n ?? 0);
 }
 
 /** Runs the per-effect measurement on `db` (a fresh, migrated ledger). */
@@ -96,7 +96,7 @@ export async function measurePerEffect(
   const engine = await openBenchEngine(counting, adapter, `bench-${db.backend}-${options.tag}`);
   await settle();
   const before = await writeMap(db.root);
-  const xactBefore = await xactCommit(db);
+  const serverBefore = await readServerCounters(db.root, db.backend);
   Object.assign(counting.counts, {
     transactions: 0,
     statementsInTransactions: 0,
@@ -115,9 +115,10 @@ export async function measurePerEffect(
   const counts = { ...counting.counts };
   // Closing ended the engine's sessions; a backend flushes its statistics as it exits.
   await settle();
-  const xactAfter = await xactCommit(db);
+  const serverAfter = await readServerCounters(db.root, db.backend);
   const writes = writesBetween(before, await writeMap(db.root));
   const n = options.effects;
+  const server = serverDeltas(serverBefore, serverAfter, n);
   const floor = await measureCommitFloor(db.root, Math.max(20, Math.min(n, 500)));
   return {
     backend: db.backend,
@@ -132,7 +133,11 @@ export async function measurePerEffect(
       statementsInTransactions: counts.statementsInTransactions / n,
       standaloneStatements: counts.standaloneStatements / n,
       // Includes a few of the bench's own reads (their session flushes at most once a second).
-      xactCommit: xactBefore === null || xactAfter === null ? null : (xactAfter - xactBefore) / n,
+      xactCommit: server?.xactCommit ?? null,
+      roundTrips:
+        (counts.standaloneStatements + counts.statementsInTransactions + 2 * counts.transactions) /
+        n,
+      server,
     },
     floor,
   };

@@ -1,112 +1,65 @@
 /**
  * bench/engine/report — the engine benchmark's report: the JSON document
- * (bench-results/engine.json, format `irrevon-bench-engine/v1`), the targets judged against
- * the measurement, and the Markdown rendering (bench-results/engine.md). A target is stated
- * and judged, never tuned: `met` is whatever the numbers say. Imports: bench.
+ * (bench-results/engine.json, format `irrevon-bench-engine/v1`), every figure judged against
+ * its goal in the same run, and the Markdown rendering (bench-results/engine.md). A goal is
+ * stated and judged, never tuned: `met` is whatever the numbers say, and every row that is
+ * not met carries its explanation, built from figures of the same run.
+ *
+ * HOOK — adding a row. Write a judge `(run: MeasuredRun) => Target[]` (next to the others in
+ * bench/engine/judges, or in a module of its own) and append it to {@link TARGET_JUDGES}. A
+ * figure the run does not measure yet goes into `MeasuredRun.extra` under a key of its own
+ * (set it in run-engine-bench.ts, read it in the judge); a section is one more entry in
+ * {@link SECTION_RENDERERS}. Nothing else needs to change: the table, the JSON and the
+ * script's summary pick the rows up. Imports: bench.
  */
-import type { PhysicalLimitRun } from "./commit-floor.js";
-import type { PerEffectResult } from "./per-effect.js";
-import { renderStartup, type StartupResult } from "./startup.js";
+import {
+  judgeCleanEffect,
+  judgeRecovery,
+  judgeStartupTargets,
+  judgeWorkers,
+  roundTripsOf,
+} from "./judges.js";
+import type { MeasuredRun, Target, TargetJudge } from "./report-types.js";
+import { renderStartup } from "./startup.js";
 import type { LatencySummary } from "./stats.js";
-import type { ThroughputRun } from "./throughput.js";
 
-export interface HostInfo {
-  readonly cpus: number;
-  readonly node: string;
-  readonly platform: string;
-  readonly postgres: string | null;
-  readonly pglite: string;
-  readonly durability: Readonly<Record<string, string>> | null;
-  /** 1-minute load average when the run started and ended (other work on the machine shows here). */
-  readonly loadAverage: { readonly start: number; readonly end: number };
-}
+export type { HostInfo, MeasuredRun, Target, TargetJudge } from "./report-types.js";
 
-export interface Target {
-  readonly name: string;
-  readonly target: string;
-  readonly measured: string;
-  readonly met: boolean;
-}
-
-export interface EngineBenchReport {
+export interface EngineBenchReport extends MeasuredRun {
   readonly format: "irrevon-bench-engine/v1";
   readonly generatedAt: string;
-  readonly command: string;
-  readonly host: HostInfo;
   readonly config: Readonly<Record<string, unknown>>;
-  readonly perEffect: readonly PerEffectResult[];
-  readonly throughput: readonly ThroughputRun[];
-  readonly physicalLimit: readonly PhysicalLimitRun[];
-  /** Embedded open, demo and CLI start (null when the run skipped them). */
-  readonly startup: StartupResult | null;
   readonly targets: readonly Target[];
 }
 
 const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
-/** The three targets of issue 7, judged against the measurement. */
-export function judgeTargets(
-  perEffect: readonly PerEffectResult[],
-  throughput: readonly ThroughputRun[],
-  cpus: number,
-): Target[] {
-  const out: Target[] = [];
-  for (const r of perEffect) {
-    out.push({
-      name: `durable commits per clean effect (${r.backend})`,
-      target: "≤ 2",
-      measured: `${fmt(r.commitsPerEffect.durableLedger, 2)} ledger + ${fmt(r.commitsPerEffect.leaseOnly, 2)} lease upkeep`,
-      met: r.commitsPerEffect.durable <= 2,
-    });
-    const twoCommits = 2 * r.floor.durableInsert.medianMs;
-    out.push({
-      name: `guarded-effect cost vs two durable commits (${r.backend})`,
-      target: "median ≤ 3 × (2 × single-row insert commit)",
-      measured: `${fmt(r.guarded.medianMs)} ms vs 3 × ${fmt(twoCommits)} ms (ratio ${fmt(r.guarded.medianMs / twoCommits, 2)}×)`,
-      met: r.guarded.medianMs <= 3 * twoCommits,
-    });
-  }
-  const upTo = throughput.filter((t) => t.workers <= cpus).sort((a, b) => a.workers - b.workers);
-  if (upTo.length >= 2) {
-    const rising = upTo.every(
-      (t, i) => i === 0 || t.effectsPerSecond > (upTo[i - 1]?.effectsPerSecond ?? 0),
-    );
-    out.push({
-      name: "throughput rises with workers up to the core count (postgres)",
-      target: `effects/s strictly rising for 1..${cpus} workers`,
-      measured: upTo.map((t) => `${t.workers}w ${fmt(t.effectsPerSecond, 0)}/s`).join(", "),
-      met: rising,
-    });
-  }
-  return out;
+/** Every judge, in table order. Append a judge here to add rows (see the file header). */
+export const TARGET_JUDGES: readonly TargetJudge[] = [
+  judgeCleanEffect,
+  judgeWorkers,
+  judgeRecovery,
+  judgeStartupTargets,
+];
+
+/** Runs every judge over `run`. */
+export function judgeAll(run: MeasuredRun): Target[] {
+  return TARGET_JUDGES.flatMap((judge) => judge(run));
 }
 
 function latencyRow(label: string, l: LatencySummary): string {
   return `| ${label} | ${l.n} | ${fmt(l.medianMs)} | ${fmt(l.p99Ms)} | ${fmt(l.meanMs)} |`;
 }
 
-/** The Markdown report. */
-export function renderMarkdown(r: EngineBenchReport): string {
-  const lines: string[] = [
-    "# Engine benchmark",
-    "",
-    `Generated ${r.generatedAt} by \`${r.command}\` on ${r.host.cpus} CPUs, Node ${r.host.node}, ` +
-      `${r.host.postgres ?? "no Postgres"}, PGlite ${r.host.pglite}; ` +
-      `1-minute load average ${fmt(r.host.loadAverage.start, 2)} at the start, ${fmt(r.host.loadAverage.end, 2)} at the end.`,
-    r.host.durability === null
-      ? ""
-      : `Postgres durability: ${Object.entries(r.host.durability)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(", ")}.`,
-    "",
-    "## Targets",
-    "",
-    "| target | stated | measured | met |",
-    "| --- | --- | --- | --- |",
-    ...r.targets.map(
-      (t) => `| ${t.name} | ${t.target} | ${t.measured} | ${t.met ? "yes" : "**no**"} |`,
-    ),
-    "",
+const cell = (s: string): string => s.replace(/\|/g, "\\|");
+
+function metCell(t: Target): string {
+  if (t.met === null) return "—";
+  return t.met ? "yes" : "**no**";
+}
+
+function renderPerEffect(r: EngineBenchReport): string[] {
+  const lines = [
     "## Per effect (register + claim + record) vs calling the destination directly",
     "",
     "Zero-latency destination (in-process reference destination, C2). Times in milliseconds.",
@@ -114,6 +67,7 @@ export function renderMarkdown(r: EngineBenchReport): string {
   ];
   for (const p of r.perEffect) {
     const c = p.commitsPerEffect;
+    const s = p.commitsPerEffect.server;
     lines.push(
       `### ${p.backend}`,
       "",
@@ -136,11 +90,20 @@ export function renderMarkdown(r: EngineBenchReport): string {
       `| explicit transactions (incl. read-only) | ${fmt(c.transactions, 2)} |`,
       `| statements inside transactions | ${fmt(c.statementsInTransactions, 2)} |`,
       `| standalone statements | ${fmt(c.standaloneStatements, 2)} |`,
-      `| pg_stat_database xact_commit delta | ${c.xactCommit === null ? "n/a" : fmt(c.xactCommit, 2)} |`,
+      `| round trips (driver: statements + BEGIN/COMMIT) | ${fmt(roundTripsOf(p), 2)} |`,
+      `| pg_stat_database xact_commit delta | ${s === null ? "n/a" : fmt(s.xactCommit, 2)} |`,
+      `| pg_stat_database xact_rollback delta | ${s === null ? "n/a" : fmt(s.xactRollback, 2)} |`,
+      `| pg_stat_wal wal_records delta (cluster-wide) | ${s?.walRecords == null ? "n/a" : fmt(s.walRecords, 1)} |`,
+      `| pg_stat_wal wal_fpi delta (cluster-wide) | ${s?.walFpi == null ? "n/a" : fmt(s.walFpi, 2)} |`,
+      `| pg_stat_wal wal_bytes delta (cluster-wide) | ${s?.walBytes == null ? "n/a" : fmt(s.walBytes, 0)} |`,
       "",
     );
   }
-  lines.push(
+  return lines;
+}
+
+function renderThroughput(r: EngineBenchReport): string[] {
+  const lines = [
     "## Throughput on Postgres (engine processes, each with its own slots)",
     "",
     "| workers | effects | effects/s | median ms | p99 ms | errors |",
@@ -158,7 +121,7 @@ export function renderMarkdown(r: EngineBenchReport): string {
       (p) => `| ${p.connections} | ${p.commits} | ${fmt(p.commitsPerSecond, 1)} |`,
     ),
     "",
-  );
+  ];
   const pg = r.perEffect.find((p) => p.backend === "postgres");
   const best = [...r.physicalLimit].sort((a, b) => b.commitsPerSecond - a.commitsPerSecond)[0];
   const top = [...r.throughput].sort((a, b) => b.effectsPerSecond - a.effectsPerSecond)[0];
@@ -171,6 +134,73 @@ export function renderMarkdown(r: EngineBenchReport): string {
       "",
     );
   }
-  if (r.startup !== null) lines.push(...renderStartup(r.startup));
+  return lines;
+}
+
+function renderRecovery(r: EngineBenchReport): string[] {
+  if (r.recovery.length === 0) return [];
+  return [
+    "## Recovery of a backlog of AMBIGUOUS effects",
+    "",
+    "One engine leaves the backlog (every create's response dropped: half after the destination " +
+      "committed, half before); a fresh engine's `recover()` is timed. Every effect must end settled " +
+      "(present ⇒ COMMITTED after one status query, absent ⇒ LOST after two, re-read gap 0).",
+    "",
+    "| backend | effects | concurrency | page | wall ms | ms/effect | round trips/effect | transactions/effect | status queries |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...r.recovery.map(
+      (x) =>
+        `| ${x.backend} | ${x.effects} | ${x.concurrency} | ${x.pageSize} | ${fmt(x.wallMs, 0)} | ${fmt(x.wallMs / x.effects, 2)} | ${fmt(x.roundTripsPerEffect, 1)} | ${fmt(x.transactionsPerEffect, 2)} | ${x.statusQueries} |`,
+    ),
+    "",
+  ];
+}
+
+function renderStartupSection(r: EngineBenchReport): string[] {
+  return r.startup === null ? [] : renderStartup(r.startup);
+}
+
+/** Sections after the targets table, in order. Append one to add a section (see the header). */
+export const SECTION_RENDERERS: readonly ((r: EngineBenchReport) => string[])[] = [
+  renderPerEffect,
+  renderThroughput,
+  renderRecovery,
+  renderStartupSection,
+];
+
+/** The Markdown report. */
+export function renderMarkdown(r: EngineBenchReport): string {
+  const lines: string[] = [
+    "# Engine benchmark",
+    "",
+    `Generated ${r.generatedAt} on ${r.host.cpus} CPUs, Node ${r.host.node}, ` +
+      `${r.host.postgres ?? "no Postgres"}, PGlite ${r.host.pglite}; ` +
+      `1-minute load average ${fmt(r.host.loadAverage.start, 2)} at the start, ${fmt(r.host.loadAverage.end, 2)} at the end.`,
+    "",
+    "Command:",
+    "",
+    "```sh",
+    r.command,
+    "```",
+    "",
+    r.host.durability === null
+      ? ""
+      : `Postgres durability: ${Object.entries(r.host.durability)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ")}.`,
+    "",
+    "## Targets",
+    "",
+    "Every figure of this run against its goal; a row that is not met says why, from figures of the same run.",
+    "",
+    "| figure | goal | measured | met | why not met |",
+    "| --- | --- | --- | --- | --- |",
+    ...r.targets.map(
+      (t) =>
+        `| ${cell(t.name)} | ${cell(t.target)} | ${cell(t.measured)} | ${metCell(t)} | ${cell(t.explanation ?? "")} |`,
+    ),
+    "",
+  ];
+  for (const section of SECTION_RENDERERS) lines.push(...section(r));
   return lines.filter((l, i, all) => !(l === "" && all[i - 1] === "")).join("\n");
 }

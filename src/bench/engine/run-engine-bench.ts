@@ -2,7 +2,8 @@
  * bench/engine/run-engine-bench — runs the whole engine benchmark in one go: per-effect cost
  * on PGlite and on Postgres (with the commit floor of each), throughput with 1, 2, 4, 8
  * engine processes on Postgres, and the physical limit (single-row insert commits/s) of the
- * same server, measured in the same run. Returns the report; scripts/bench-engine.ts writes
+ * same server, recovery of a backlog of AMBIGUOUS effects on both backends, and startup
+ * (embedded open, demo, CLI), all measured in the same run. Returns the report; scripts/bench-engine.ts writes
  * it. A run without a reachable Postgres server measures PGlite only and says so.
  * Imports: db, bench.
  */
@@ -14,8 +15,9 @@ import pg from "pg";
 import { createPgliteBenchDatabase, createPostgresBenchDatabase } from "./bench-database.js";
 import { measureInsertThroughput, type PhysicalLimitRun } from "./commit-floor.js";
 import { measurePerEffect, type PerEffectResult } from "./per-effect.js";
-import { judgeTargets, type EngineBenchReport, type HostInfo } from "./report.js";
-import { judgeStartup, measureStartup, type StartupResult } from "./startup.js";
+import { measureRecovery, type RecoveryRun } from "./recovery-bench.js";
+import { judgeAll, type EngineBenchReport, type HostInfo, type MeasuredRun } from "./report.js";
+import { measureStartup, type StartupResult } from "./startup.js";
 import { measureThroughput, type ThroughputRun } from "./throughput.js";
 
 export interface EngineBenchOptions {
@@ -32,8 +34,10 @@ export interface EngineBenchOptions {
   readonly backends?: readonly ("pglite" | "postgres")[];
   /** Fresh-process runs of each startup figure (embedded open, --help); 0 skips startup. */
   readonly startupRuns?: number;
-  /** Demo runs under GNU time (default 3). */
+  /** Demo runs under GNU time (default 3); on Postgres too when a server is reachable. */
   readonly demoRuns?: number;
+  /** AMBIGUOUS effects in the recovery measurement, per backend; 0 or absent skips it. */
+  readonly recoveryEffects?: number;
   /** Progress lines (stderr in the script). */
   readonly log?: (line: string) => void;
 }
@@ -48,6 +52,7 @@ export const FULL_BENCH: Omit<EngineBenchOptions, "postgresUrl" | "command"> = {
   physicalMs: 4_000,
   startupRuns: 5,
   demoRuns: 3,
+  recoveryEffects: 200,
 };
 
 function pgliteVersion(): string {
@@ -92,6 +97,8 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
   const perEffect: PerEffectResult[] = [];
   const throughput: ThroughputRun[] = [];
   const physicalLimit: PhysicalLimitRun[] = [];
+  const recovery: RecoveryRun[] = [];
+  const recoveryEffects = options.recoveryEffects ?? 0;
 
   if (backends.includes("pglite")) {
     log(`per-effect on pglite: ${options.effects} effects`);
@@ -100,6 +107,10 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
       perEffect.push(
         await measurePerEffect(db, { effects: options.effects, warmup: options.warmup, tag }),
       );
+      if (recoveryEffects > 0) {
+        log(`recovery on pglite: ${recoveryEffects} AMBIGUOUS effects`);
+        recovery.push(await measureRecovery(db, { effects: recoveryEffects, tag }));
+      }
     } finally {
       await db.close();
     }
@@ -122,6 +133,10 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
           ),
         );
       }
+      if (recoveryEffects > 0) {
+        log(`recovery on postgres: ${recoveryEffects} AMBIGUOUS effects`);
+        recovery.push(await measureRecovery(db, { effects: recoveryEffects, tag }));
+      }
       for (const connections of options.physicalConnections) {
         log(`physical limit: ${connections} connection(s) for ${options.physicalMs} ms`);
         physicalLimit.push(
@@ -140,6 +155,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
     startup = await measureStartup({
       runs: options.startupRuns ?? 0,
       demoRuns: options.demoRuns ?? 3,
+      postgresUrl: server === null ? null : options.postgresUrl,
       log,
     });
   }
@@ -153,11 +169,20 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
     durability: server?.durability ?? null,
     loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
   };
+  const run: MeasuredRun = {
+    command: options.command,
+    host,
+    perEffect,
+    throughput,
+    physicalLimit,
+    recovery,
+    startup,
+    extra: {},
+  };
   return {
     format: "irrevon-bench-engine/v1",
     generatedAt: new Date().toISOString(),
-    command: options.command,
-    host,
+    ...run,
     config: {
       effects: options.effects,
       warmup: options.warmup,
@@ -165,15 +190,9 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
       throughput_ms: options.throughputMs,
       physical_connections: options.physicalConnections,
       physical_ms: options.physicalMs,
+      recovery_effects: recoveryEffects,
       destination: "in-process reference destination (C2), zero latency",
     },
-    perEffect,
-    throughput,
-    physicalLimit,
-    startup,
-    targets: [
-      ...judgeTargets(perEffect, throughput, host.cpus),
-      ...(startup === null ? [] : judgeStartup(startup)),
-    ],
+    targets: judgeAll(run),
   };
 }

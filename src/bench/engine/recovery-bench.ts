@@ -1,0 +1,143 @@
+/**
+ * bench/engine/recovery-bench — "recovery of 200": a backlog of AMBIGUOUS effects (the
+ * response of every create was dropped: half after the destination committed, half before)
+ * is left by one engine, then a fresh engine's `recover()` adjudicates them all. Timed is the
+ * recovery call alone; every effect must end settled (PRESENT ⇒ COMMITTED, twice ABSENT ⇒
+ * LOST, re-read gap 0) with no errors, or the run throws. The destination is the in-process
+ * reference destination (zero latency), so the figure is the engine's own cost.
+ * Imports: db, engine, refdest, bench.
+ */
+import { refdestDeclaration } from "../../adapters/declarations/refdest.js";
+import { RefdestAdapter } from "../../adapters/refdest-adapter.js";
+import { DbRole, type Db } from "../../db/db.js";
+import { openPostgres } from "../../db/pg-driver.js";
+import type { EngineConfig } from "../../engine/config.js";
+import { NO_CRASH_POINTS } from "../../engine/crash-points.js";
+import { openIrrevon } from "../../engine/irrevon.js";
+import { createInProcessTransport, createRefdest } from "../../refdest/index.js";
+import type { BenchDatabase } from "./bench-database.js";
+import { benchContract } from "./bench-effects.js";
+import { countingDb } from "./counting-db.js";
+import { elapsedMs } from "./stats.js";
+
+/** One recovery-of-N measurement. */
+export interface RecoveryRun {
+  readonly backend: BenchDatabase["backend"];
+  readonly effects: number;
+  /** `recoveryConcurrency` the recovering engine ran with. */
+  readonly concurrency: number;
+  readonly pageSize: number;
+  readonly wallMs: number;
+  readonly adjudicated: number;
+  /** Status queries the destination answered during recovery (2 per absent effect, 1 per present). */
+  readonly statusQueries: number;
+  /** Round trips to the ledger per effect (statements + transactions, counted by the driver wrapper). */
+  readonly roundTripsPerEffect: number;
+  /** Explicit transactions per effect. */
+  readonly transactionsPerEffect: number;
+}
+
+const DEADLINE_MS = 1_000;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Builds the backlog on `db` and times one recovery of it. */
+export async function measureRecovery(
+  db: BenchDatabase,
+  options: {
+    readonly effects: number;
+    readonly tag: string;
+    readonly config?: Partial<EngineConfig>;
+    /** Wraps the recovering engine's handle (e.g. a per-statement profiler). */
+    readonly wrapDb?: (db: Db) => Db;
+  },
+): Promise<RecoveryRun> {
+  const refdest = createRefdest({ tier: "C2", seed: 7 });
+  const adapter = new RefdestAdapter({
+    baseUrl: "http://127.0.0.1:9",
+    declaration: refdestDeclaration("C2"),
+    transport: createInProcessTransport(refdest),
+  });
+  const config: Partial<EngineConfig> = {
+    rereadGapSeconds: 0,
+    dispatchDeadlineMs: DEADLINE_MS,
+    probeDeadlineMs: DEADLINE_MS,
+    leaseTtlMs: 3 * DEADLINE_MS + 1_000,
+    ...options.config,
+  };
+  const open = (database: Db, workerId: string) =>
+    openIrrevon({
+      database,
+      adapters: [adapter],
+      crashPoints: NO_CRASH_POINTS,
+      workerId,
+      config,
+    });
+  const tag = `${options.tag}r`;
+  const writer = await open(db.root.as(DbRole.app), `bench-${db.backend}-${tag}-writer`);
+  try {
+    for (let i = 0; i < options.effects; i++) {
+      refdest.schedule([
+        {
+          fault: i % 2 === 0 ? "DROP_RESPONSE_AFTER_COMMIT" : "DROP_RESPONSE_BEFORE_COMMIT",
+          match: { op: "create" },
+        },
+      ]);
+      const { effectId } = await writer.register(benchContract(tag, i));
+      const out = await writer.dispatch(effectId);
+      if (out.status !== "dispatched" || out.lifecycle !== "AMBIGUOUS")
+        throw new Error(`recovery backlog: effect ${i} is not AMBIGUOUS: ${JSON.stringify(out)}`);
+    }
+  } finally {
+    await writer.close();
+  }
+  // The absence rule: an ABSENT read counts only after the call's deadline has passed.
+  await sleep(DEADLINE_MS + 200);
+
+  // The recovering engine gets a pool of its own on Postgres, large enough for its concurrency.
+  const concurrency = config.recoveryConcurrency ?? 8;
+  const appDb =
+    db.url === null
+      ? db.root.as(DbRole.app)
+      : await openPostgres({ url: db.url, role: DbRole.app, poolMax: concurrency + 2 });
+  const counting = countingDb(options.wrapDb === undefined ? appDb : options.wrapDb(appDb));
+  const engine = await open(counting, `bench-${db.backend}-${tag}-recoverer`);
+  Object.assign(counting.counts, {
+    transactions: 0,
+    statementsInTransactions: 0,
+    standaloneStatements: 0,
+  });
+  const queriesBefore = refdest
+    .requestLog()
+    .filter((e) => e.op === "query" || e.op === "get").length;
+  try {
+    const t = process.hrtime.bigint();
+    const report = await engine.recover();
+    const wallMs = elapsedMs(t);
+    if (report.errors.length > 0 || report.adjudicated !== options.effects)
+      throw new Error(
+        `recovery bench: expected ${options.effects} adjudicated, got ${report.adjudicated} ` +
+          `(errors ${JSON.stringify(report.errors.slice(0, 3))})`,
+      );
+    const queries =
+      refdest.requestLog().filter((e) => e.op === "query" || e.op === "get").length - queriesBefore;
+    return {
+      backend: db.backend,
+      effects: options.effects,
+      concurrency,
+      pageSize: config.recoveryPageSize ?? 100,
+      wallMs,
+      adjudicated: report.adjudicated,
+      statusQueries: queries,
+      // A transaction costs BEGIN and COMMIT on top of its statements.
+      roundTripsPerEffect:
+        (counting.counts.standaloneStatements +
+          counting.counts.statementsInTransactions +
+          2 * counting.counts.transactions) /
+        options.effects,
+      transactionsPerEffect: counting.counts.transactions / options.effects,
+    };
+  } finally {
+    await engine.close();
+    if (db.url !== null) await appDb.close();
+  }
+}
