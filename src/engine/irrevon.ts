@@ -40,7 +40,7 @@ import { systemClock, type Clock } from "./clock.js";
 import { resolveEngineConfig, type EngineConfig } from "./config.js";
 import { emit, type EngineContext } from "./context.js";
 import { crashPointsFromEnv, type CrashPoints } from "./crash-points.js";
-import { dispatchEffect, type DispatchOptions, type DispatchOutcome } from "./dispatcher.js";
+import { runDispatch, type DispatchOptions, type DispatchOutcome } from "./dispatcher.js";
 import { discardEvents, type EngineEventSink } from "./events.js";
 import { startLeaseKeeper } from "./lease-keeper.js";
 import { openLedgerDatabase, type DatabaseOption } from "./open-database.js";
@@ -255,10 +255,12 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     db,
     async register(contract) {
       const intent = validateIntentContract(contract);
-      await refuseFutureStamp(intent.stampedAt, "contract_invalid");
       const entry = adapters.require(intent.adapterId);
+      // One statement (stamp check included); an explicit transaction only when crash hooks
+      // are armed, so the persist.pre_commit seam sits between the writes and COMMIT.
       const result = await registerIntent(db, intent, entry.declarationDigest, {
-        beforeCommit: () => crash.hit("persist.pre_commit"),
+        maxClockSkewMs: config.maxClockSkewMs,
+        ...(crash.armed ? { beforeCommit: () => crash.hit("persist.pre_commit") } : {}),
       });
       await crash.hit("persist.post_commit");
       emit(ctx, "intent_registered", "info", {
@@ -269,9 +271,10 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       return result;
     },
     async dispatch(effectId, dispatchOptions) {
-      const outcome = await dispatchEffect(ctx, effectId, dispatchOptions);
-      if (outcome.status === "dispatched") await afterCommit(effectId, outcome.lifecycle);
-      return outcome;
+      const run = await runDispatch(ctx, effectId, dispatchOptions);
+      // Only when the receipt saw a finding waiting on this commit; else the worker's cycle.
+      if (run.closesResolutions) await closeResolutionsAfterCommit(db, effectId);
+      return run.outcome;
     },
     async reconcile(effectId) {
       const outcome = await reconcileEffect(ctx, effectId, "online");
