@@ -103,7 +103,7 @@ export interface DispatchOptions {
 }
 
 /** Wraps anything an adapter's validator throws as payload_invalid. */
-function validatePayload(
+export function validatePayload(
   ctx: EngineContext,
   adapterId: string,
   effectType: string,

@@ -45,6 +45,7 @@ import { discardEvents, type EngineEventSink } from "./events.js";
 import { startLeaseKeeper } from "./lease-keeper.js";
 import { openLedgerDatabase, type DatabaseOption } from "./open-database.js";
 import { reconcileEffect } from "./reconciler.js";
+import { registerAndDispatch, type RegisterAndDispatchOutcome } from "./register-dispatch.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
 import { runRecovery, type RecoveryReport } from "./recovery.js";
 import { closeResolutionsAfterCommit } from "./resolution-hooks.js";
@@ -133,6 +134,15 @@ export interface Irrevon {
   register(contract: IntentContractInput): Promise<RegisterResult>;
   /** Runs the commit gate and, if allowed, exactly one wire call. */
   dispatch(effectId: string, options?: DispatchOptions): Promise<DispatchOutcome>;
+  /**
+   * `register` then `dispatch` now, with the registration and the claim in one transaction
+   * (two durable commits per clean effect). A refused payload writes nothing; a replay
+   * continues as a plain dispatch. See engine/register-dispatch.
+   */
+  registerAndDispatch(
+    contract: IntentContractInput,
+    options?: DispatchOptions,
+  ): Promise<RegisterAndDispatchOutcome>;
   /** One reconciliation step for an effect (never sleeps). */
   reconcile(effectId: string): Promise<ReconcileOutcome>;
   /** Closes abandoned attempts and reconciles every open execution. Call at start. */
@@ -274,6 +284,12 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       const run = await runDispatch(ctx, effectId, dispatchOptions);
       // Only when the receipt saw a finding waiting on this commit; else the worker's cycle.
       if (run.closesResolutions) await closeResolutionsAfterCommit(db, effectId);
+      return run.outcome;
+    },
+    async registerAndDispatch(contract, dispatchOptions) {
+      const run = await registerAndDispatch(ctx, contract, dispatchOptions);
+      if (run.closesResolutions)
+        await closeResolutionsAfterCommit(db, run.outcome.registration.effectId);
       return run.outcome;
     },
     async reconcile(effectId) {
