@@ -23,10 +23,14 @@ AS $$
 $$;
 
 -- Everything one claim reads, under whatever locks the caller holds. NULL: no such record.
+-- PL/pgSQL so the (large) statement is planned once per session, not on every call.
 CREATE FUNCTION irrevon_claim_inputs(p_effect_id text) RETURNS jsonb
-LANGUAGE sql VOLATILE
+LANGUAGE plpgsql VOLATILE
 SET search_path = public, pg_temp
 AS $$
+DECLARE
+  v_inputs jsonb;
+BEGIN
   WITH rec AS (
     SELECT r.* FROM effect_records r WHERE r.effect_id = p_effect_id
   ), ex AS (
@@ -116,7 +120,9 @@ AS $$
                WHERE g.execution_id = (SELECT l.execution_id FROM latest l)
                ORDER BY g.variant, g.decision_id DESC) d), '{}'::jsonb),
     'gate_time', irrevon_iso(now())
-  ) FROM rec
+  ) INTO v_inputs FROM rec;
+  RETURN v_inputs;
+END
 $$;
 
 CREATE FUNCTION irrevon_claim_version(p_inputs jsonb) RETURNS text

@@ -18,6 +18,7 @@ import { databaseNowMs } from "../ledger/sql-util.js";
 import type { ResolutionAction } from "../core/state-tables.js";
 import type { AuthorityInput } from "../ledger/append-authority.js";
 import { appendAuthority } from "../ledger/append-authority.js";
+import { prepareClaimInputs } from "../ledger/gate-inputs.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
 import { canonicalDigest } from "../core/canonical.js";
 import { openRetryExecution, type OpenedExecution } from "../ledger/open-retry-execution.js";
@@ -232,6 +233,8 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     await opened.close();
     throw e;
   }
+  // The hot path's largest statement, planned once before the first claim needs it.
+  await prepareClaimInputs(opened.db).catch(() => undefined);
   const ctx: EngineContext = {
     db: opened.db,
     adapters,

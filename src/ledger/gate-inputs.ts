@@ -195,3 +195,11 @@ export async function readGateInputs(
     });
   return gateInputsOf(inputs, variant, waiveExecutionId);
 }
+
+/**
+ * Plans the claim-inputs read once on this session (engine open), so the first claim does not
+ * pay for it while it holds a short lease. Reads nothing: no record has an empty id.
+ */
+export async function prepareClaimInputs(q: Queryable): Promise<void> {
+  await q.query("SELECT irrevon_claim_inputs('') IS NULL AS prepared");
+}

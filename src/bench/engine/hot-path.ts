@@ -9,7 +9,11 @@
  */
 import { DbRole, type Db, type Queryable } from "../../db/db.js";
 import type { Irrevon } from "../../engine/irrevon.js";
-import type { BenchDatabase } from "./bench-database.js";
+import {
+  createPgliteBenchDatabase,
+  createPostgresBenchDatabase,
+  type BenchDatabase,
+} from "./bench-database.js";
 import { benchContract, openBenchEngine, zeroLatencyAdapter } from "./bench-effects.js";
 import { countingDb, type DbCounts } from "./counting-db.js";
 import { writeMap, writesBetween } from "./write-transactions.js";
@@ -125,4 +129,38 @@ export function renderHotPath(
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The bench's hot-path section: both modes on PGlite and (when `postgresUrl` answers) on
+ * Postgres, each on a fresh migrated database. `enabled: false` returns an empty section.
+ */
+export async function runHotPathBench(
+  postgresUrl: string | null,
+  effects: number,
+  enabled: boolean,
+): Promise<{
+  readonly rows: Array<HotPathCounts & { readonly backend: string }>;
+  readonly markdown: string;
+}> {
+  if (!enabled) return { rows: [], markdown: "" };
+  const tag = `hp${Date.now().toString(36)}`;
+  const rows: Array<HotPathCounts & { readonly backend: string }> = [];
+  const pglite = await createPgliteBenchDatabase();
+  try {
+    rows.push(...(await measureHotPath(pglite, { effects, tag })));
+  } finally {
+    await pglite.close();
+  }
+  if (postgresUrl !== null) {
+    const server = await createPostgresBenchDatabase(postgresUrl).catch(() => null);
+    if (server !== null) {
+      try {
+        rows.push(...(await measureHotPath(server, { effects, tag })));
+      } finally {
+        await server.close();
+      }
+    }
+  }
+  return { rows, markdown: renderHotPath(rows) };
 }
