@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderMarkdown } from "../src/bench/engine/report.js";
+import { runHotPathBench } from "../src/bench/engine/hot-path.js";
 import { FULL_BENCH, runEngineBench } from "../src/bench/engine/run-engine-bench.js";
 
 function option(args: readonly string[], name: string): string | undefined {
@@ -52,8 +53,17 @@ async function main(): Promise<void> {
     log: (line) => process.stderr.write(`bench:engine: ${line}\n`),
   });
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, "engine.json"), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(out, "engine.md"), `${renderMarkdown(report)}\n`);
+  // Issue 11: round trips and commits per clean effect, two calls vs fused (own section).
+  const hot = await runHotPathBench(
+    args.includes("--startup-only") ? null : postgresUrl,
+    quick ? 10 : 200,
+    !args.includes("--startup-only"),
+  );
+  writeFileSync(
+    join(out, "engine.json"),
+    `${JSON.stringify({ ...report, hotPath: hot.rows }, null, 2)}\n`,
+  );
+  writeFileSync(join(out, "engine.md"), `${renderMarkdown(report)}\n${hot.markdown}`);
   process.stderr.write(
     `bench:engine: wrote ${join(out, "engine.json")} and ${join(out, "engine.md")}\n`,
   );

@@ -33,6 +33,7 @@ export type {
   PendingReconciliation,
   ScopeBusyResult,
 } from "./engine/dispatcher.js";
+export type { RegisterAndDispatchOutcome } from "./engine/register-dispatch.js";
 export type { ReconcileOutcome, ParkReason } from "./engine/reconcile-types.js";
 export type { RecoveryReport } from "./engine/recovery.js";
 export type { AuditOutcome } from "./engine/audit-settled.js";

@@ -76,7 +76,21 @@ export interface EngineConfig {
    * (register, retry, resolve, operator appendAuthority); beyond it the stamp is refused.
    */
   readonly maxClockSkewMs: number;
+  /**
+   * Where the (scope, effect_type) slot serializes claims (docs/decisions/0008-scope-slot.md):
+   * `"always"`, or `"inexact_attribution"` — only for adapters whose declaration cannot
+   * attribute a destination effect to its operation exactly (no queryable client ref).
+   */
+  readonly scopeSlot: "always" | "inexact_attribution";
+  /**
+   * How long a dispatch waits for a busy slot to free before answering `scope_busy`
+   * (0 = answer at once). At most {@link SCOPE_BUSY_WAIT_MAX_MS}.
+   */
+  readonly scopeBusyWaitMs: number;
 }
+
+/** Upper bound of `scopeBusyWaitMs`: a caller waiting longer should be told and retry. */
+export const SCOPE_BUSY_WAIT_MAX_MS = 60_000;
 
 /** The defaults, as documented in docs/engine.md. */
 export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
@@ -100,6 +114,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   auditPerCycle: 10,
   auditLookbackSeconds: 86_400,
   maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS,
+  scopeSlot: "always",
+  scopeBusyWaitMs: 0,
 };
 
 /**
@@ -202,6 +218,31 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("auditPerCycle", config.auditPerCycle, 0);
   requireNumber("auditLookbackSeconds", config.auditLookbackSeconds, 0);
   requireNumber("maxClockSkewMs", config.maxClockSkewMs, 0);
+  if (
+    !Number.isFinite(config.scopeBusyWaitMs) ||
+    config.scopeBusyWaitMs < 0 ||
+    config.scopeBusyWaitMs > SCOPE_BUSY_WAIT_MAX_MS
+  ) {
+    throw new IrrevonError(
+      ErrorCode.config_invalid,
+      `engine config scopeBusyWaitMs must be a number in [0, ${SCOPE_BUSY_WAIT_MAX_MS}]`,
+      {
+        details: {
+          field: "scopeBusyWaitMs",
+          min: 0,
+          max: SCOPE_BUSY_WAIT_MAX_MS,
+          value: config.scopeBusyWaitMs,
+        },
+      },
+    );
+  }
+  if (config.scopeSlot !== "always" && config.scopeSlot !== "inexact_attribution") {
+    throw new IrrevonError(
+      ErrorCode.config_invalid,
+      'engine config scopeSlot must be "always" or "inexact_attribution"',
+      { details: { field: "scopeSlot", value: String(config.scopeSlot) } },
+    );
+  }
   for (const [effectType, grant] of Object.entries(config.autoRedispatch)) {
     if (
       typeof grant.grantRef !== "string" ||

@@ -18,18 +18,27 @@ import type {
   LifecycleState,
   TransportOutcome,
 } from "../core/state-tables.js";
-import { readExecutionParameters } from "../ledger/claim-attempt.js";
-import { claimDispatch } from "../ledger/claim-dispatch.js";
+import {
+  claimDispatch,
+  requireClaimInputs,
+  type ClaimRequest,
+  type ClaimResult,
+} from "../ledger/claim-dispatch.js";
 import { recordEscalation } from "../ledger/escalations.js";
 import type { GateCheckResult } from "../ledger/gate-evaluate.js";
-import { latestExecution, requireRecord } from "../ledger/read-records.js";
-import { recordOutcome, type OutcomeInput, type OutcomeResult } from "../ledger/record-outcome.js";
+import type { ClaimInputs } from "../ledger/gate-inputs.js";
+import {
+  recordReceiptOnce,
+  type OutcomeInput,
+  type ReceiptResult,
+} from "../ledger/record-outcome.js";
 import type { ReceiptRow, WorkerLease } from "../ledger/types.js";
 import type { WireOutcome } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
 import { sendGated } from "./gated-send.js";
 import { commitHorizonMs, startWire } from "./engine-time.js";
 import { keepLateResult } from "./late-results.js";
+import { nextSlotPause, usesScopeSlot } from "./scope-slot.js";
 
 /** The dispatch went out (once); `lifecycle` is where the execution landed. */
 export interface Dispatched {
@@ -74,6 +83,8 @@ export interface ScopeBusyResult {
   readonly effectId: string;
   readonly attemptId: number;
   readonly blockingEffectId: string;
+  /** How long this dispatch waited for the slot first (config `scopeBusyWaitMs`). */
+  readonly waitedMs: number;
 }
 
 /** What `dispatch` returns: expected outcomes are values, never exceptions. */
@@ -92,7 +103,7 @@ export interface DispatchOptions {
 }
 
 /** Wraps anything an adapter's validator throws as payload_invalid. */
-function validatePayload(
+export function validatePayload(
   ctx: EngineContext,
   adapterId: string,
   effectType: string,
@@ -131,7 +142,7 @@ async function recordReceipt(
   ctx: EngineContext,
   input: OutcomeInput,
   lease: WorkerLease,
-): Promise<OutcomeResult> {
+): Promise<ReceiptResult> {
   const budgetMs = Math.min(
     ctx.config.dispatchDeadlineMs,
     ctx.lease.remainingMs(lease) - RECEIPT_RETRY_MARGIN_MS,
@@ -140,7 +151,7 @@ async function recordReceipt(
   let delayMs = RECEIPT_RETRY_FIRST_MS;
   for (;;) {
     try {
-      return await recordOutcome(ctx.db, input);
+      return await recordReceiptOnce(ctx.db, input);
     } catch (e) {
       if (!isRetryableStorage(e)) throw e;
       const keptMs = ctx.lease.remainingMs(lease) - RECEIPT_RETRY_MARGIN_MS;
@@ -159,27 +170,89 @@ async function recordReceipt(
   }
 }
 
+/** A dispatch's outcome, and whether a finding waits on its commit to close. */
+export interface DispatchRun {
+  readonly outcome: DispatchOutcome;
+  /** The receipt transaction saw a finding that this commit closes (engine/resolution-hooks). */
+  readonly closesResolutions: boolean;
+}
+
 /** Dispatches one registered effect. Throws only for bad input and infrastructure. */
 export async function dispatchEffect(
   ctx: EngineContext,
   effectId: string,
   options: DispatchOptions = {},
 ): Promise<DispatchOutcome> {
-  const record = await requireRecord(ctx.db, effectId);
-  const entry = ctx.adapters.require(record.adapterId);
-  const latest = await latestExecution(ctx.db, effectId);
-  const { parameters } = await readExecutionParameters(ctx.db, effectId, latest?.step ?? 0);
-  validatePayload(ctx, record.adapterId, record.effectType, parameters); // D6: before any claim
+  return (await runDispatch(ctx, effectId, options)).outcome;
+}
 
-  const deadlineMs = ctx.config.dispatchDeadlineMs;
-  // The lease must outlive the call, or recovery could take a live call for abandoned.
-  const lease = await ctx.lease.ensure(deadlineMs * 2);
-  const claim = await claimDispatch(ctx.db, {
-    effectId,
+const pauseFor = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The claim request of one dispatch (the slot decided by the destination's attribution). */
+export function claimRequestFor(
+  ctx: EngineContext,
+  inputs: ClaimInputs,
+  lease: WorkerLease,
+  options: DispatchOptions,
+): ClaimRequest {
+  const entry = ctx.adapters.require(inputs.record.adapterId);
+  return {
+    effectId: inputs.record.effectId,
     lease,
+    useSlot: usesScopeSlot(ctx.config, entry.declaration),
     ...(options.variant === undefined ? {} : { variant: options.variant }),
     ...(options.automatic === undefined ? {} : { suppressRepeatedDeny: true }),
-  });
+  };
+}
+
+/**
+ * {@link dispatchEffect}, also telling whether resolutions wait on the commit. Hot path: one
+ * read of the claim inputs (record, execution, payload, gate inputs), the payload check, one
+ * locked claim call, the wire call, one receipt call (docs/architecture.md "Hot path").
+ */
+export async function runDispatch(
+  ctx: EngineContext,
+  effectId: string,
+  options: DispatchOptions = {},
+): Promise<DispatchRun> {
+  const started = performance.now();
+  for (let step = 0; ; step++) {
+    const inputs = await requireClaimInputs(ctx.db, effectId);
+    const check = (i: ClaimInputs): void =>
+      validatePayload(ctx, i.record.adapterId, i.record.effectType, i.sent.parameters); // D6
+    check(inputs);
+    // The lease must outlive the call, or recovery could take a live call for abandoned.
+    const lease = await ctx.lease.ensure(ctx.config.dispatchDeadlineMs * 2);
+    const claim = await claimDispatch(ctx.db, claimRequestFor(ctx, inputs, lease, options), {
+      first: inputs,
+      check,
+    });
+    const waitedMs = Math.round(performance.now() - started);
+    if (claim.status === "scope_busy") {
+      const pauseMs = nextSlotPause(waitedMs, ctx.config.scopeBusyWaitMs, step);
+      if (pauseMs !== null) {
+        await pauseFor(pauseMs);
+        continue;
+      }
+    }
+    return finishClaim(ctx, effectId, claim, lease, options, waitedMs);
+  }
+}
+
+/**
+ * What follows a claim: a deny, pending or busy answer, or — claimed — the wire call under
+ * the claim and its receipt. Shared by `runDispatch` and the fused register-and-dispatch.
+ */
+export async function finishClaim(
+  ctx: EngineContext,
+  effectId: string,
+  claim: ClaimResult,
+  lease: WorkerLease,
+  options: DispatchOptions,
+  waitedMs = 0,
+): Promise<DispatchRun> {
+  const deadlineMs = ctx.config.dispatchDeadlineMs;
+  const none = (outcome: DispatchOutcome): DispatchRun => ({ outcome, closesResolutions: false });
   switch (claim.status) {
     case "denied":
       if (options.automatic !== undefined) {
@@ -204,7 +277,7 @@ export async function dispatchEffect(
           cause: claim.cause,
           decision_id: claim.decisionId,
         });
-      return {
+      return none({
         status: "denied",
         effectId,
         check: claim.check,
@@ -213,22 +286,23 @@ export async function dispatchEffect(
         checks: claim.checks,
         evidence: claim.evidence,
         repeated: claim.repeated,
-      };
+      });
     case "pending_reconciliation":
-      return {
+      return none({
         status: "pending_reconciliation",
         effectId,
         operationId: claim.operationId,
         frontier: claim.frontier,
         lastReceipt: claim.lastReceipt,
-      };
+      });
     case "scope_busy":
-      return {
+      return none({
         status: "scope_busy",
         effectId,
         attemptId: claim.attemptId,
         blockingEffectId: claim.blockingEffectId,
-      };
+        waitedMs,
+      });
     case "claimed":
       break;
   }
@@ -240,6 +314,8 @@ export async function dispatchEffect(
   });
   await ctx.crash.hit("gate.post_allow");
 
+  const record = claim.record;
+  const entry = ctx.adapters.require(record.adapterId);
   const order: DispatchOrder = {
     operationId: claim.operationId,
     effectType: record.effectType,
@@ -314,12 +390,15 @@ export async function dispatchEffect(
     lifecycle,
   });
   return {
-    status: "dispatched",
-    effectId,
-    operationId: claim.operationId,
-    attemptId: claim.attemptId,
-    transportOutcome: wire.transportOutcome,
-    lifecycle,
-    receiptId: outcome.status === "recorded" ? outcome.receiptId : null,
+    outcome: {
+      status: "dispatched",
+      effectId,
+      operationId: claim.operationId,
+      attemptId: claim.attemptId,
+      transportOutcome: wire.transportOutcome,
+      lifecycle,
+      receiptId: outcome.status === "recorded" ? outcome.receiptId : null,
+    },
+    closesResolutions: outcome.closesResolutions,
   };
 }

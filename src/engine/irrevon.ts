@@ -18,6 +18,7 @@ import { databaseNowMs } from "../ledger/sql-util.js";
 import type { ResolutionAction } from "../core/state-tables.js";
 import type { AuthorityInput } from "../ledger/append-authority.js";
 import { appendAuthority } from "../ledger/append-authority.js";
+import { prepareClaimInputs } from "../ledger/gate-inputs.js";
 import { inspectEffect, type EffectInspection } from "../ledger/inspect-effect.js";
 import { canonicalDigest } from "../core/canonical.js";
 import { revealForAdapter } from "../core/taint.js";
@@ -41,11 +42,16 @@ import { systemClock, type Clock } from "./clock.js";
 import { resolveEngineConfig, type EngineConfig } from "./config.js";
 import { emit, type EngineContext } from "./context.js";
 import { crashPointsFromEnv, type CrashPoints } from "./crash-points.js";
-import { dispatchEffect, type DispatchOptions, type DispatchOutcome } from "./dispatcher.js";
+import { runDispatch, type DispatchOptions, type DispatchOutcome } from "./dispatcher.js";
 import { discardEvents, type EngineEventSink } from "./events.js";
 import { startLeaseKeeper } from "./lease-keeper.js";
 import { openLedgerDatabase, type DatabaseOption } from "./open-database.js";
 import { reconcileEffect } from "./reconciler.js";
+import {
+  registerAndDispatch,
+  registerAndMaybeDispatch,
+  type RegisterAndDispatchOutcome,
+} from "./register-dispatch.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
 import { runRecovery, type RecoveryReport } from "./recovery.js";
 import { runEffect } from "./run.js";
@@ -146,6 +152,15 @@ export interface Irrevon {
   run(request: RunRequest): Promise<RunResult>;
   /** Runs the commit gate and, if allowed, exactly one wire call. */
   dispatch(effectId: string, options?: DispatchOptions): Promise<DispatchOutcome>;
+  /**
+   * `register` then `dispatch` now, with the registration and the claim in one transaction
+   * (two durable commits per clean effect). A refused payload writes nothing; a replay
+   * continues as a plain dispatch. See engine/register-dispatch.
+   */
+  registerAndDispatch(
+    contract: IntentContractInput,
+    options?: DispatchOptions,
+  ): Promise<RegisterAndDispatchOutcome>;
   /** One reconciliation step for an effect (never sleeps). */
   reconcile(effectId: string): Promise<ReconcileOutcome>;
   /** Closes abandoned attempts and reconciles every open execution. Call at start. */
@@ -235,6 +250,8 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     await opened.close();
     throw e;
   }
+  // The hot path's largest statement, planned once before the first claim needs it.
+  await prepareClaimInputs(opened.db).catch(() => undefined);
   const ctx: EngineContext = {
     db: opened.db,
     adapters,
@@ -268,7 +285,6 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     db,
     async register(contract) {
       const intent = validateIntentContract(contract);
-      await refuseFutureStamp(intent.stampedAt, "contract_invalid");
       const entry = adapters.require(intent.adapterId);
       // Before anything is written: a payload the adapter refuses never becomes a record.
       validatePayloadFor(
@@ -277,8 +293,11 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
         intent.effectType,
         revealForAdapter(intent.parameters),
       );
+      // One statement (stamp check included); an explicit transaction only when crash hooks
+      // are armed, so the persist.pre_commit seam sits between the writes and COMMIT.
       const result = await registerIntent(db, intent, entry.declarationDigest, {
-        beforeCommit: () => crash.hit("persist.pre_commit"),
+        maxClockSkewMs: config.maxClockSkewMs,
+        ...(crash.armed ? { beforeCommit: () => crash.hit("persist.pre_commit") } : {}),
       });
       await crash.hit("persist.post_commit");
       emit(ctx, "intent_registered", "info", {
@@ -288,11 +307,33 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
       });
       return result;
     },
-    run: (request) => runEffect(ctx, irrevon, request),
+    run: (request) =>
+      runEffect(
+        ctx,
+        {
+          async registerThenDispatch(contract) {
+            const run = await registerAndMaybeDispatch(ctx, contract, {}, "return");
+            if (run.closesResolutions)
+              await closeResolutionsAfterCommit(db, run.registration.effectId);
+            return run;
+          },
+          dispatch: (effectId) => irrevon.dispatch(effectId),
+          reconcile: (effectId) => irrevon.reconcile(effectId),
+          retry: (effectId, authority, options) => irrevon.retry(effectId, authority, options),
+        },
+        request,
+      ),
     async dispatch(effectId, dispatchOptions) {
-      const outcome = await dispatchEffect(ctx, effectId, dispatchOptions);
-      if (outcome.status === "dispatched") await afterCommit(effectId, outcome.lifecycle);
-      return outcome;
+      const run = await runDispatch(ctx, effectId, dispatchOptions);
+      // Only when the receipt saw a finding waiting on this commit; else the worker's cycle.
+      if (run.closesResolutions) await closeResolutionsAfterCommit(db, effectId);
+      return run.outcome;
+    },
+    async registerAndDispatch(contract, dispatchOptions) {
+      const run = await registerAndDispatch(ctx, contract, dispatchOptions);
+      if (run.closesResolutions)
+        await closeResolutionsAfterCommit(db, run.outcome.registration.effectId);
+      return run.outcome;
     },
     async reconcile(effectId) {
       const outcome = await reconcileEffect(ctx, effectId, "online");

@@ -43,7 +43,14 @@ import {
 
 /** The engine operations `run` composes (the Irrevon handle's own methods). */
 export interface RunOps {
-  register(contract: IntentContractInput): Promise<RegisterResult>;
+  /**
+   * Registers and, for a new intent, dispatches now with the registration and the claim in
+   * one transaction (engine/register-dispatch); a replay comes back undispatched (null).
+   */
+  registerThenDispatch(contract: IntentContractInput): Promise<{
+    readonly registration: RegisterResult;
+    readonly dispatch: DispatchOutcome | null;
+  }>;
   dispatch(effectId: string): Promise<DispatchOutcome>;
   reconcile(effectId: string): Promise<ReconcileOutcome>;
   retry(
@@ -331,7 +338,8 @@ export async function runEffect(
   request.signal?.throwIfAborted();
   const budgetMs = reconcileBudget(request.reconcileWithinMs);
   const contract = toContract(request);
-  const registered = await ops.register(contract);
+  const fused = await ops.registerThenDispatch(contract);
+  const registered = fused.registration;
   const base: Base = {
     effectId: registered.effectId,
     operationId: registered.operationId,
@@ -339,6 +347,8 @@ export async function runEffect(
     variant: await variantOf(ctx, registered, contract.parameters),
   };
   const signal = request.signal;
+  if (fused.dispatch !== null)
+    return afterDispatch(ctx, ops, base, fused.dispatch, budgetMs, signal);
   switch (registered.lifecycle) {
     case "DISPATCHED":
     case "AMBIGUOUS":

@@ -119,3 +119,17 @@ export async function insertAttempt(
     operationId: input.operationId,
   } as GateAllowedClaim & { readonly attemptNo: number };
 }
+
+/**
+ * The claim `ledger_claim` (sql/migrations/0050) wrote in one locked call: an ALLOW decision
+ * and the attempt citing it, committed (or about to commit, in a fused register-and-claim).
+ */
+export function allowedByLockedClaim(row: {
+  readonly decisionId: number;
+  readonly attemptId: number;
+  readonly attemptNo: number;
+  readonly executionId: number;
+  readonly operationId: string;
+}): GateAllowedClaim & { readonly attemptNo: number } {
+  return { ...row } as GateAllowedClaim & { readonly attemptNo: number };
+}

@@ -18,7 +18,7 @@ import { canonicalDigest } from "../core/canonical.js";
 import type { GateVariant } from "../core/state-tables.js";
 import type { Queryable } from "../db/db.js";
 import { evaluateGate, type GateDecision } from "./gate-evaluate.js";
-import { readGateInputs } from "./gate-inputs.js";
+import { gateInputsOf, readGateInputs, type ClaimInputs } from "./gate-inputs.js";
 import { jsonParam, toId } from "./sql-util.js";
 import type { ExecutionFrontier, StoredRecord } from "./types.js";
 
@@ -52,6 +52,24 @@ function denyKey(evidence: Readonly<Record<string, unknown>>): string {
   return canonicalDigest(rest);
 }
 
+/** The last recorded decision a new deny may repeat (see the file header). */
+interface PriorDecision {
+  readonly decisionId: number;
+  readonly outcome: string;
+  readonly denyCheck: string | null;
+  readonly evidence: Readonly<Record<string, unknown>>;
+}
+
+/** The id of `last` when `decision` is the same deny (gate time aside), else null. */
+export function repeatedDenyOf(
+  last: PriorDecision | undefined,
+  decision: GateDecision,
+): number | null {
+  if (last === undefined || last.outcome !== "DENY" || last.denyCheck !== decision.denyCheck)
+    return null;
+  return denyKey(last.evidence) === denyKey(decision.evidence) ? last.decisionId : null;
+}
+
 async function repeatedDeny(
   tx: Queryable,
   executionId: number,
@@ -69,9 +87,34 @@ async function repeatedDeny(
     [executionId, variant],
   );
   const last = rows[0];
-  if (last === undefined || last.outcome !== "DENY" || last.deny_check !== decision.denyCheck)
-    return null;
-  return denyKey(last.evidence) === denyKey(decision.evidence) ? toId(last.decision_id) : null;
+  return repeatedDenyOf(
+    last === undefined
+      ? undefined
+      : {
+          decisionId: toId(last.decision_id),
+          outcome: last.outcome,
+          denyCheck: last.deny_check,
+          evidence: last.evidence,
+        },
+    decision,
+  );
+}
+
+/**
+ * The decision on claim inputs already read (the hot path: the locked claim records it).
+ * `repeatOf` names the previous identical deny when `suppressRepeatedDeny` asks for it.
+ */
+export function decideOnInputs(
+  inputs: ClaimInputs,
+  variant: GateVariant,
+  options: { readonly waiveExecutionId?: number; readonly suppressRepeatedDeny?: boolean } = {},
+): { readonly decision: GateDecision; readonly repeatOf: number | null } {
+  const decision = evaluateGate(gateInputsOf(inputs, variant, options.waiveExecutionId));
+  const repeatOf =
+    decision.outcome === "DENY" && options.suppressRepeatedDeny === true
+      ? repeatedDenyOf(inputs.lastDecisions[variant], decision)
+      : null;
+  return { decision, repeatOf };
 }
 
 /** Reads, evaluates and records the gate decision for `execution` (see the file header). */
@@ -87,13 +130,7 @@ export async function decideGate(
     readonly suppressRepeatedDeny?: boolean;
   },
 ): Promise<RecordedDecision> {
-  const inputs = await readGateInputs(
-    tx,
-    input.record,
-    input.executions,
-    input.variant,
-    input.waiveExecutionId,
-  );
+  const inputs = await readGateInputs(tx, input.record, input.variant, input.waiveExecutionId);
   const decision = evaluateGate(inputs);
   if (decision.outcome === "DENY" && input.suppressRepeatedDeny === true) {
     const previous = await repeatedDeny(tx, input.execution.executionId, input.variant, decision);

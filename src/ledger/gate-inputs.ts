@@ -1,10 +1,20 @@
 /**
- * ledger/gate-inputs — reads what the commit gate decides on, inside the claim transaction
- * (after the slot and record locks), so the decision and the facts it cites are one
- * snapshot. Gate time is the database clock (`now()`, the claim transaction's start).
- * Imports: core, db, ledger.
+ * ledger/gate-inputs — reads what a claim and the commit gate decide on in ONE statement
+ * (`irrevon_claim_inputs`, sql/migrations/0050): the record, every execution with the
+ * receipts and findings the dedup check cites, the parameters the latest execution sends,
+ * deny hits, the current authority and its expiry (database clock), branch cancellation,
+ * recorded variants, presence evidence, the last decision per variant, and the gate time
+ * (`now()` of the reading transaction). The read carries a version (md5 of everything but the
+ * gate time): the locked claim function reads again under its locks and refuses a decision
+ * made on another version (docs/decisions/0007-claim-design.md). Imports: core, db, ledger.
  */
-import type { GateVariant } from "../core/state-tables.js";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
+import type {
+  EffectClass,
+  ExecutionOpener,
+  GateVariant,
+  LifecycleState,
+} from "../core/state-tables.js";
 import type { Queryable } from "../db/db.js";
 import type {
   GateAuthority,
@@ -12,159 +22,184 @@ import type {
   GateInputs,
   PresenceEvidence,
 } from "./gate-evaluate.js";
-import { isoSql, toId } from "./sql-util.js";
+import { toId } from "./sql-util.js";
 import type { ExecutionFrontier, StoredRecord } from "./types.js";
 
-async function readDenyHits(q: Queryable, record: StoredRecord): Promise<GateInputs["denyHits"]> {
-  const { rows } = await q.query<{ deny_id: unknown; reason: string }>(
-    `SELECT d.deny_id, d.reason FROM deny_entries d
-      WHERE NOT EXISTS (SELECT 1 FROM deny_lifts l WHERE l.deny_id = d.deny_id)
-        AND (d.effect_class IS NULL OR d.effect_class = $1)
-        AND (d.effect_type IS NULL OR d.effect_type = $2)
-        AND (d.scope IS NULL OR d.scope = $3)
-      ORDER BY d.deny_id`,
-    [record.effectClass, record.effectType, record.scope],
-  );
-  return rows.map((r) => ({ denyId: toId(r.deny_id), reason: r.reason }));
+/** The last decision recorded for one variant of the latest execution. */
+export interface LastDecision {
+  readonly decisionId: number;
+  readonly outcome: "ALLOW" | "DENY";
+  readonly denyCheck: string | null;
+  readonly evidence: Record<string, unknown>;
 }
 
-/** The latest linked authority with its expiry (explicit, else stamped_at + policy max_age). */
-export async function readCurrentAuthority(
-  q: Queryable,
-  record: StoredRecord,
-): Promise<GateAuthority | null> {
-  const { rows } = await q.query<{
-    authority_id: unknown;
-    authority_ref: string;
-    scope: string;
-    stamped_at: string;
-    expires_at: string | null;
-    is_expired: boolean;
-  }>(
-    `SELECT a.authority_id, a.authority_ref, a.scope, ${isoSql("a.stamped_at")} AS stamped_at,
-            ${isoSql("x.expiry")} AS expires_at, COALESCE(now() > x.expiry, false) AS is_expired
-       FROM effect_authorities l
-       JOIN authorities a ON a.authority_id = l.authority_id
-       CROSS JOIN LATERAL (
-         SELECT COALESCE(a.expires_at, a.stamped_at + (
-           SELECT p.max_age FROM authority_policies p
-            WHERE p.scope_pattern IN ($2, '*')
-            ORDER BY (p.scope_pattern = $2) DESC, p.policy_id DESC LIMIT 1)) AS expiry
-       ) x
-      WHERE l.effect_id = $1
-      ORDER BY l.link_id DESC LIMIT 1`,
-    [record.effectId, record.scope],
-  );
-  const r = rows[0];
-  if (r === undefined) return null;
+/** Everything one claim reads, with the version the locked claim re-checks. */
+export interface ClaimInputs {
+  readonly record: StoredRecord;
+  /** Ascending by step; the last is the one a claim is about. */
+  readonly executions: readonly ExecutionFrontier[];
+  readonly gateExecutions: readonly GateExecution[];
+  /** What the latest execution sends: an adopted variant, else the record's parameters. */
+  readonly sent: {
+    readonly parameters: Record<string, unknown>;
+    readonly parametersDigest: string;
+    readonly isAdopted: boolean;
+  };
+  readonly denyHits: GateInputs["denyHits"];
+  readonly authority: GateAuthority | null;
+  readonly branchCancelled: boolean;
+  readonly parameterVariantDigests: readonly string[];
+  readonly presence: PresenceEvidence;
+  readonly lastDecisions: Readonly<Partial<Record<GateVariant, LastDecision>>>;
+  readonly gateTime: string;
+  /** md5 of the inputs, gate time aside (computed in SQL). */
+  readonly version: string;
+}
+
+type Json = Record<string, unknown>;
+const ids = (v: unknown): number[] => (Array.isArray(v) ? v.map((x) => toId(x)) : []);
+
+/** Parses the jsonb `irrevon_claim_inputs` returns. */
+export function parseClaimInputs(raw: Json, version: string): ClaimInputs {
+  const r = raw["record"] as Json;
+  const record: StoredRecord = {
+    effectId: r["effect_id"] as string,
+    effectType: r["effect_type"] as string,
+    effectClass: r["effect_class"] as EffectClass,
+    scope: r["scope"] as string,
+    stableIds: r["stable_ids"] as Record<string, string>,
+    adapterId: r["adapter_id"] as string,
+    declarationDigest: r["declaration_digest"] as string,
+    parametersDigest: r["parameters_digest"] as string,
+    branchRef: (r["branch_ref"] as string | null) ?? null,
+    identityVersion: Number(r["identity_version"]),
+    contractCanonical: r["contract_canonical"] as string,
+    createdAt: r["created_at"] as string,
+  };
+  const rows = (raw["executions"] as Json[] | null) ?? [];
+  const executions: ExecutionFrontier[] = rows.map((e) => ({
+    executionId: toId(e["execution_id"]),
+    effectId: record.effectId,
+    step: Number(e["step"]),
+    operationId: e["operation_id"] as string,
+    openedBy: e["opened_by"] as ExecutionOpener,
+    frontier: e["frontier"] as LifecycleState,
+  }));
+  const gateExecutions: GateExecution[] = rows.map((e, i) => ({
+    executionId: executions[i]!.executionId,
+    step: executions[i]!.step,
+    operationId: executions[i]!.operationId,
+    frontier: executions[i]!.frontier,
+    receiptIds: ids(e["receipt_ids"]),
+    findingIds: ids(e["finding_ids"]),
+  }));
+  const sent = raw["sent"] as Json;
+  const a = raw["authority"] as Json | null;
+  const p = raw["presence"] as Json;
+  const last: Partial<Record<GateVariant, LastDecision>> = {};
+  for (const [variant, d] of Object.entries((raw["last_decisions"] as Json | null) ?? {})) {
+    const row = d as Json;
+    last[variant as GateVariant] = {
+      decisionId: toId(row["decision_id"]),
+      outcome: row["outcome"] as "ALLOW" | "DENY",
+      denyCheck: (row["deny_check"] as string | null) ?? null,
+      evidence: row["evidence"] as Json,
+    };
+  }
   return {
-    authorityId: toId(r.authority_id),
-    authorityRef: r.authority_ref,
-    scope: r.scope,
-    stampedAt: r.stamped_at,
-    expiresAt: r.expires_at,
-    isExpired: r.is_expired,
+    record,
+    executions,
+    gateExecutions,
+    sent: {
+      parameters: (sent["parameters"] as Json | null) ?? {},
+      parametersDigest: (sent["parameters_digest"] as string | null) ?? "",
+      isAdopted: sent["adopted"] === true,
+    },
+    denyHits: ((raw["deny_hits"] as Json[] | null) ?? []).map((h) => ({
+      denyId: toId(h["deny_id"]),
+      reason: h["reason"] as string,
+    })),
+    authority:
+      a === null
+        ? null
+        : {
+            authorityId: toId(a["authority_id"]),
+            authorityRef: a["authority_ref"] as string,
+            scope: a["scope"] as string,
+            stampedAt: a["stamped_at"] as string,
+            expiresAt: (a["expires_at"] as string | null) ?? null,
+            isExpired: a["is_expired"] === true,
+          },
+    branchCancelled: raw["branch_cancelled"] === true,
+    parameterVariantDigests: (raw["variants"] as string[] | null) ?? [],
+    presence: {
+      probeIds: ids(p["probe_ids"]),
+      findingIds: ids(p["finding_ids"]),
+      lateResponseIds: ids(p["late_response_ids"]),
+    },
+    lastDecisions: last,
+    gateTime: raw["gate_time"] as string,
+    version,
   };
 }
 
-async function readCitations(
-  q: Queryable,
-  effectId: string,
-  executions: readonly ExecutionFrontier[],
-): Promise<GateExecution[]> {
-  const receipts = await q.query<{ execution_id: unknown; receipt_id: unknown }>(
-    `SELECT a.execution_id, r.receipt_id FROM dispatch_receipts r
-       JOIN dispatch_attempts a ON a.attempt_id = r.attempt_id
-       JOIN effect_executions x ON x.execution_id = a.execution_id
-      WHERE x.effect_id = $1 ORDER BY r.receipt_id`,
+/** Reads the claim inputs of `effectId` in one statement; null when there is no record. */
+export async function readClaimInputs(q: Queryable, effectId: string): Promise<ClaimInputs | null> {
+  const { rows } = await q.query<{ inputs: Json | null; version: string | null }>(
+    "SELECT v AS inputs, irrevon_claim_version(v) AS version FROM irrevon_claim_inputs($1) v",
     [effectId],
   );
-  const findings = await q.query<{ finding_id: unknown; execution_id: string | null }>(
-    `SELECT finding_id, evidence->>'execution_id' AS execution_id FROM findings
-      WHERE effect_id = $1 ORDER BY finding_id`,
-    [effectId],
-  );
-  const latestId = executions[executions.length - 1]?.executionId;
-  return executions.map((e) => ({
-    executionId: e.executionId,
-    step: e.step,
-    operationId: e.operationId,
-    frontier: e.frontier,
-    receiptIds: receipts.rows
-      .filter((r) => toId(r.execution_id) === e.executionId)
-      .map((r) => toId(r.receipt_id)),
-    // Findings cite their execution in evidence; one that does not is charged to the latest.
-    findingIds: findings.rows
-      .filter((f) =>
-        f.execution_id === null
-          ? e.executionId === latestId
-          : Number(f.execution_id) === e.executionId,
-      )
-      .map((f) => toId(f.finding_id)),
-  }));
+  const row = rows[0];
+  if (row?.inputs === null || row?.inputs === undefined || row.version === null) return null;
+  return parseClaimInputs(row.inputs, row.version);
 }
 
-/** Every fact showing the destination holds an effect of `effectId` (see gate-evaluate). */
-export async function readPresence(q: Queryable, effectId: string): Promise<PresenceEvidence> {
-  const { rows } = await q.query<{ kind: string; id: unknown }>(
-    `SELECT 'probe' AS kind, p.probe_id AS id FROM status_probes p
-       JOIN effect_executions x ON x.execution_id = p.execution_id
-      WHERE x.effect_id = $1 AND p.result = 'PRESENT'
-     UNION ALL
-     SELECT 'finding', f.finding_id FROM findings f
-      WHERE f.effect_id = $1 AND f.classification = 'CONTRADICTED'
-        AND f.evidence->>'direction' = 'failed_but_present'
-     UNION ALL
-     SELECT 'late', l.late_id FROM late_responses l
-       JOIN dispatch_attempts a ON a.attempt_id = l.attempt_id
-       JOIN effect_executions x ON x.execution_id = a.execution_id
-      WHERE x.effect_id = $1 AND l.transport_outcome = 'OK'
-     ORDER BY 1, 2`,
-    [effectId],
-  );
-  const ids = (kind: string): number[] =>
-    rows.filter((r) => r.kind === kind).map((r) => toId(r.id));
-  return { probeIds: ids("probe"), findingIds: ids("finding"), lateResponseIds: ids("late") };
+/** The gate's view of `inputs` for one variant. */
+export function gateInputsOf(
+  inputs: ClaimInputs,
+  variant: GateVariant,
+  waiveExecutionId: number | undefined,
+): GateInputs {
+  const r = inputs.record;
+  return {
+    effectId: r.effectId,
+    variant,
+    gateTime: inputs.gateTime,
+    record: {
+      effectClass: r.effectClass,
+      effectType: r.effectType,
+      scope: r.scope,
+      branchRef: r.branchRef,
+    },
+    denyHits: inputs.denyHits,
+    authority: inputs.authority,
+    branchCancelled: inputs.branchCancelled,
+    executions: inputs.gateExecutions,
+    parameterVariantDigests: inputs.parameterVariantDigests,
+    presence: inputs.presence,
+    ...(waiveExecutionId === undefined ? {} : { waiveExecutionId }),
+  };
 }
 
-/** Reads every gate input for `record` under the claim transaction's locks. */
+/** Reads every gate input for `record` (inside a claim transaction, after its locks). */
 export async function readGateInputs(
   q: Queryable,
   record: StoredRecord,
-  executions: readonly ExecutionFrontier[],
   variant: GateVariant,
   waiveExecutionId: number | undefined,
 ): Promise<GateInputs> {
-  const gateTime = await q.query<{ gate_time: string }>(`SELECT ${isoSql("now()")} AS gate_time`);
-  const branch =
-    record.branchRef === null
-      ? false
-      : (
-          await q.query("SELECT 1 FROM branch_cancellations WHERE branch_ref = $1", [
-            record.branchRef,
-          ])
-        ).rows.length > 0;
-  const variants = await q.query<{ parameters_digest: string }>(
-    `SELECT parameters_digest FROM parameter_variants WHERE effect_id = $1
-      GROUP BY parameters_digest ORDER BY MIN(variant_id)`,
-    [record.effectId],
-  );
-  return {
-    effectId: record.effectId,
-    variant,
-    gateTime: gateTime.rows[0]?.gate_time ?? "",
-    record: {
-      effectClass: record.effectClass,
-      effectType: record.effectType,
-      scope: record.scope,
-      branchRef: record.branchRef,
-    },
-    denyHits: await readDenyHits(q, record),
-    authority: await readCurrentAuthority(q, record),
-    branchCancelled: branch,
-    executions: await readCitations(q, record.effectId, executions),
-    parameterVariantDigests: variants.rows.map((r) => r.parameters_digest),
-    presence: await readPresence(q, record.effectId),
-    ...(waiveExecutionId === undefined ? {} : { waiveExecutionId }),
-  };
+  const inputs = await readClaimInputs(q, record.effectId);
+  if (inputs === null)
+    throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", {
+      details: { effect_id: record.effectId },
+    });
+  return gateInputsOf(inputs, variant, waiveExecutionId);
+}
+
+/**
+ * Plans the claim-inputs read once on this session (engine open), so the first claim does not
+ * pay for it while it holds a short lease. Reads nothing: no record has an empty id.
+ */
+export async function prepareClaimInputs(q: Queryable): Promise<void> {
+  await q.query("SELECT irrevon_claim_inputs('') IS NULL AS prepared");
 }

@@ -5,7 +5,14 @@
  * moved on (a settle race, or recovery closed it first), the response is kept in
  * late_responses instead, flagged when it contradicts the settlement. A receipt written
  * under a lease that is no longer live is refused by the fence (it too becomes a late
- * response) and the attempt stays open for recovery. Imports: core, db, ledger.
+ * response) and the attempt stays open for recovery.
+ *
+ * The dispatcher's hot path is `recordReceiptOnce`: one call of `ledger_record_receipt`
+ * (sql/migrations/0050) that checks those conditions first and RETURNS the late response
+ * instead of raising, so no savepoint is needed; it also says whether a finding waits on this
+ * commit to close its resolution. A race that still trips a constraint there (a concurrent
+ * receipt, a transition, the lease running out in between) falls back to `recordOutcome`.
+ * Imports: core, db, ledger.
  */
 import { canonicalDigest } from "../core/canonical.js";
 import type {
@@ -15,6 +22,7 @@ import type {
   ReceiptRecorder,
   TransportOutcome,
 } from "../core/state-tables.js";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { Db, Queryable } from "../db/db.js";
 import { findExecution } from "./read-records.js";
 import { jsonParam, LEASE_LOST_SQLSTATE, sqlStateOf, toId, withSavepoint } from "./sql-util.js";
@@ -157,5 +165,80 @@ export async function recordLateResult(
   return db.transaction(async (tx) => {
     const frontier = (await findExecution(tx, input.executionId))?.frontier ?? null;
     return insertLateResponse(tx, input, frontier, { late_reason: "settled_after_deadline" });
+  });
+}
+
+/** What {@link recordReceiptOnce} reports: the outcome, and whether resolutions wait on it. */
+export type ReceiptResult = OutcomeResult & {
+  /** A REDISPATCHED or COMPENSATED finding waits on this commit to close (see the header). */
+  readonly closesResolutions: boolean;
+};
+
+const RACE_SQLSTATES = new Set(["23505", "DT001", "DT002", LEASE_LOST_SQLSTATE]);
+
+/** Records a dispatcher's receipt in one call (see the file header). */
+export async function recordReceiptOnce(db: Db, input: OutcomeInput): Promise<ReceiptResult> {
+  const settle = SETTLE[input.transportOutcome];
+  const actor = input.recordedBy === "recovery" ? "recovery" : "dispatcher";
+  let row:
+    | {
+        status: "recorded" | "late";
+        receipt_id?: unknown;
+        lifecycle?: LifecycleState;
+        closes?: boolean;
+        late_id?: unknown;
+        contradicts_settle?: boolean;
+        frontier?: LifecycleState | null;
+        reason?: "already_received" | "stale_state" | "fenced";
+      }
+    | undefined;
+  try {
+    const { rows } = await db.query<{ r: NonNullable<typeof row> }>(
+      `SELECT ledger_record_receipt($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14) AS r`,
+      [
+        input.attemptId,
+        input.executionId,
+        input.transportOutcome,
+        input.transportOutcome === "FAILED" ? (input.failureKind ?? null) : null,
+        input.destinationRef ?? null,
+        input.responseDigest ?? null,
+        jsonParam(input.evidence),
+        canonicalDigest(input.evidence),
+        input.recordedBy,
+        input.lease.workerId,
+        input.lease.fencingToken,
+        settle.to,
+        settle.cause,
+        actor,
+      ],
+    );
+    row = rows[0]?.r;
+  } catch (e) {
+    const state = sqlStateOf(e);
+    if (state === undefined || !RACE_SQLSTATES.has(state)) throw e;
+    const outcome = await recordOutcome(db, input);
+    return {
+      ...outcome,
+      closesResolutions: outcome.status === "recorded" && outcome.lifecycle === "SETTLED_COMMITTED",
+    };
+  }
+  if (row?.status === "recorded")
+    return {
+      status: "recorded",
+      receiptId: toId(row.receipt_id),
+      lifecycle: settle.to,
+      closesResolutions: row.closes === true,
+    };
+  if (row?.status === "late")
+    return {
+      status: "late",
+      lateId: toId(row.late_id),
+      contradictsSettle: row.contradicts_settle === true,
+      frontier: row.frontier ?? null,
+      reason: row.reason ?? "stale_state",
+      closesResolutions: false,
+    };
+  throw new IrrevonError(ErrorCode.internal, "ledger_record_receipt returned no known status", {
+    details: { attempt_id: input.attemptId },
   });
 }

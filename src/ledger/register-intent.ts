@@ -13,7 +13,13 @@
  * Storage boundary: this is the one place the ledger reveals the ModelTainted parameters,
  * to store them verbatim as the payload an adapter will later receive. They never reach
  * identity (which was derived before, from business facts only) and the first
- * registration's parameters stay the dispatched payload. Imports: core, db, ledger.
+ * registration's parameters stay the dispatched payload.
+ *
+ * One call (`ledger_register`, sql/migrations/0050): the stamp-skew check against the
+ * database clock, the D4 check, the insert or the replay adjudication, and the latest
+ * execution, all in one statement; refusals come back as values and are raised here, with
+ * nothing written. A fused register-and-claim asks for the claim inputs in the same call.
+ * Imports: core, db, ledger.
  */
 import { canonicalDigest } from "../core/canonical.js";
 import type { ValidatedIntent } from "../core/contract.js";
@@ -22,9 +28,10 @@ import { assertNoIdentityCollision } from "../core/identity.js";
 import { normalizeRfc3339 } from "../core/rfc3339.js";
 import type { LifecycleState } from "../core/state-tables.js";
 import { revealForAdapter } from "../core/taint.js";
+import { checkAuthorityStamp } from "../core/authority-stamp.js";
 import type { Db, Queryable } from "../db/db.js";
-import { latestExecution } from "./read-records.js";
-import { jsonParam, toId } from "./sql-util.js";
+import { parseClaimInputs, type ClaimInputs } from "./gate-inputs.js";
+import { jsonParam } from "./sql-util.js";
 
 /** What registration reports (the reference's exchange shape, camel-cased). */
 export interface RegisterResult {
@@ -40,120 +47,50 @@ export interface RegisterResult {
 
 /** Options of {@link registerIntent}. */
 export interface RegisterOptions {
-  /** Runs inside the transaction after every insert, before COMMIT (crash seam persist.pre_commit). */
+  /**
+   * Runs inside the transaction after every insert, before COMMIT (crash seam
+   * persist.pre_commit). Without it the call is one statement in its own transaction.
+   */
   readonly beforeCommit?: () => Promise<void>;
+  /**
+   * Refuse a stamp further than this ahead of the database clock (contract_invalid,
+   * limit max_clock_skew), checked in the same call before anything is written.
+   */
+  readonly maxClockSkewMs?: number;
 }
 
-async function appendAuthorityIn(
-  q: Queryable,
-  effectId: string,
-  authorityRef: string,
-  scope: string,
-  stampedAt: string,
-): Promise<number> {
-  const a = await q.query<{ authority_id: unknown }>(
-    "INSERT INTO authorities (authority_ref, scope, stamped_at) VALUES ($1, $2, $3::timestamptz) RETURNING authority_id",
-    [authorityRef, scope, stampedAt],
-  );
-  const authorityId = toId(a.rows[0]?.authority_id);
-  await q.query("INSERT INTO effect_authorities (effect_id, authority_id) VALUES ($1, $2)", [
-    effectId,
-    authorityId,
-  ]);
-  return authorityId;
+/** Options of {@link registerIn}. */
+export interface RegisterInOptions {
+  readonly maxClockSkewMs?: number;
+  /** Take the (scope, effect_type) slot lock first (a fused claim that uses the slot). */
+  readonly lockSlot?: boolean;
+  /** Return the claim inputs of the effect as well (a fused register-and-claim). */
+  readonly withInputs?: boolean;
 }
 
-async function insertNew(
-  q: Queryable,
+/** A registration, with the claim inputs when they were asked for. */
+export interface Registered extends RegisterResult {
+  readonly inputs: ClaimInputs | null;
+}
+
+interface RegisterRow {
+  readonly status: "ok" | "future_stamp" | "collision" | "conflict" | "raced" | "no_execution";
+  readonly now_ms?: number | string;
+  readonly stored_canonical?: string;
+  readonly stored?: { effect_class: string; adapter_id: string; branch_ref: string | null };
+  readonly created?: boolean;
+  readonly variant_digest?: string | null;
+  readonly authority_refresh?: boolean;
+  readonly operation_id?: string;
+  readonly frontier?: LifecycleState;
+  readonly inputs?: Record<string, unknown> | null;
+  readonly version?: string | null;
+}
+
+function conflictError(
   intent: ValidatedIntent,
-  declarationDigest: string,
-  stampedAt: string,
-  eventTime: string | null,
-): Promise<boolean> {
-  const parameters = revealForAdapter(intent.parameters); // storage boundary, see header
-  const inserted = await q.query(
-    `INSERT INTO effect_records (effect_id, identity_version, contract_canonical, effect_type, effect_class, scope,
-                                 stable_ids, adapter_id, declaration_digest, parameters, parameters_digest,
-                                 branch_ref, event_time)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10::jsonb, $11, $12, $13::timestamptz)
-     ON CONFLICT (effect_id) DO NOTHING RETURNING effect_id`,
-    [
-      intent.identity.intentId,
-      intent.identity.identityVersion,
-      intent.identity.canonical,
-      intent.effectType,
-      intent.effectClass,
-      intent.scope,
-      jsonParam(intent.stableIds),
-      intent.adapterId,
-      declarationDigest,
-      jsonParam(parameters),
-      intent.parametersDigest,
-      intent.branchRef,
-      eventTime,
-    ],
-  );
-  if (inserted.rows.length === 0) return false;
-  await appendAuthorityIn(
-    q,
-    intent.identity.intentId,
-    intent.authorityRef,
-    intent.scope,
-    stampedAt,
-  );
-  await q.query("SELECT * FROM ledger_open_execution($1, 'register')", [intent.identity.intentId]);
-  return true;
-}
-
-interface StoredForReplay {
-  contract_canonical: string;
-  effect_class: string;
-  adapter_id: string;
-  branch_ref: string | null;
-  parameters_digest: string;
-  event_time_differs: boolean;
-  authority_ref: string | null;
-  stamped_at_differs: boolean | null;
-}
-
-async function adjudicateReplay(
-  q: Queryable,
-  intent: ValidatedIntent,
-  stampedAt: string,
-  eventTime: string | null,
-): Promise<{ variantDigest: string | null; authorityRefresh: boolean }> {
-  const effectId = intent.identity.intentId;
-  const { rows } = await q.query<StoredForReplay>(
-    `SELECT r.contract_canonical, r.effect_class, r.adapter_id, r.branch_ref, r.parameters_digest,
-            (r.event_time IS DISTINCT FROM $2::timestamptz) AS event_time_differs,
-            cur.authority_ref, (cur.stamped_at IS DISTINCT FROM $3::timestamptz) AS stamped_at_differs
-       FROM effect_records r
-       LEFT JOIN LATERAL (
-         SELECT a.authority_ref, a.stamped_at FROM effect_authorities l
-           JOIN authorities a ON a.authority_id = l.authority_id
-          WHERE l.effect_id = r.effect_id ORDER BY l.link_id DESC LIMIT 1
-       ) cur ON true
-      WHERE r.effect_id = $1
-      FOR UPDATE OF r`,
-    [effectId, eventTime, stampedAt],
-  );
-  const stored = rows[0];
-  if (stored === undefined) {
-    // The conflicting insert was rolled back between our INSERT and this read.
-    throw new IrrevonError(
-      ErrorCode.storage_error,
-      "registration raced a rolled-back insert; retry",
-      {
-        retryable: true,
-        details: { effect_id: effectId },
-      },
-    );
-  }
-  assertNoIdentityCollision(
-    { intentId: effectId, canonical: stored.contract_canonical },
-    intent.identity,
-  );
-
+  stored: NonNullable<RegisterRow["stored"]>,
+): IrrevonError {
   const mismatches: Record<string, { stored: string | null; incoming: string | null }> = {};
   if (stored.effect_class !== intent.effectClass)
     mismatches["effect_class"] = { stored: stored.effect_class, incoming: intent.effectClass };
@@ -161,38 +98,130 @@ async function adjudicateReplay(
     mismatches["adapter_id"] = { stored: stored.adapter_id, incoming: intent.adapterId };
   if (stored.branch_ref !== intent.branchRef)
     mismatches["branch_ref"] = { stored: stored.branch_ref, incoming: intent.branchRef };
-  if (Object.keys(mismatches).length > 0) {
-    throw new IrrevonError(
-      ErrorCode.identity_conflict,
-      "re-registration disagrees with the stored record on must-match fields",
-      {
-        details: {
-          effect_id: effectId,
-          mismatches,
-          stored_record_digest: canonicalDigest({
-            effect_id: effectId,
-            effect_class: stored.effect_class,
-            adapter_id: stored.adapter_id,
-            branch_ref: stored.branch_ref,
-          }),
-        },
+  return new IrrevonError(
+    ErrorCode.identity_conflict,
+    "re-registration disagrees with the stored record on must-match fields",
+    {
+      details: {
+        effect_id: intent.identity.intentId,
+        mismatches,
+        stored_record_digest: canonicalDigest({
+          effect_id: intent.identity.intentId,
+          effect_class: stored.effect_class,
+          adapter_id: stored.adapter_id,
+          branch_ref: stored.branch_ref,
+        }),
       },
-    );
-  }
+    },
+  );
+}
 
-  let variantDigest: string | null = null;
-  if (stored.parameters_digest !== intent.parametersDigest || stored.event_time_differs) {
-    await q.query(
-      "INSERT INTO parameter_variants (effect_id, parameters_digest, event_time) VALUES ($1, $2, $3::timestamptz)",
-      [effectId, intent.parametersDigest, eventTime],
-    );
-    variantDigest = intent.parametersDigest;
+/**
+ * One `ledger_register` call on `q` (the ledger, or an open transaction). Raises the
+ * documented error for a refusal (nothing was written).
+ */
+export async function registerIn(
+  q: Queryable,
+  intent: ValidatedIntent,
+  declarationDigest: string,
+  options: RegisterInOptions = {},
+): Promise<Registered> {
+  // One spelling per instant before SQL sees it (microsecond precision, UTC).
+  const stampedAt = normalizeRfc3339(intent.stampedAt);
+  const eventTime = intent.eventTime === null ? null : normalizeRfc3339(intent.eventTime);
+  const parameters = revealForAdapter(intent.parameters); // storage boundary, see header
+  const effectId = intent.identity.intentId;
+  const { rows } = await q.query<{ r: RegisterRow }>(
+    "SELECT ledger_register($1::jsonb, $2, $3, $4) AS r",
+    [
+      jsonParam({
+        effect_id: effectId,
+        identity_version: intent.identity.identityVersion,
+        contract_canonical: intent.identity.canonical,
+        effect_type: intent.effectType,
+        effect_class: intent.effectClass,
+        scope: intent.scope,
+        stable_ids: intent.stableIds,
+        adapter_id: intent.adapterId,
+        declaration_digest: declarationDigest,
+        parameters,
+        parameters_digest: intent.parametersDigest,
+        branch_ref: intent.branchRef,
+        event_time: eventTime,
+        authority_ref: intent.authorityRef,
+        stamped_at: stampedAt,
+      }),
+      options.maxClockSkewMs ?? null,
+      options.lockSlot ?? false,
+      options.withInputs ?? false,
+    ],
+  );
+  const row = rows[0]?.r;
+  switch (row?.status) {
+    case "future_stamp": {
+      const maxClockSkewMs = options.maxClockSkewMs ?? 0;
+      checkAuthorityStamp(intent.stampedAt, { nowMs: Number(row.now_ms), maxClockSkewMs });
+      // The database found the stamp too far ahead at microsecond precision.
+      throw new IrrevonError(
+        ErrorCode.contract_invalid,
+        `stamped_at lies more than ${maxClockSkewMs} ms after the database clock`,
+        {
+          details: {
+            path: "$.stamped_at",
+            field: "stamped_at",
+            limit: "max_clock_skew",
+            limit_value: maxClockSkewMs,
+          },
+        },
+      );
+    }
+    case "collision":
+      assertNoIdentityCollision(
+        { intentId: effectId, canonical: row.stored_canonical ?? "" },
+        intent.identity,
+      );
+      throw new IrrevonError(
+        ErrorCode.internal,
+        "ledger_register reported a collision it did not find",
+        {
+          details: { effect_id: effectId },
+        },
+      );
+    case "conflict":
+      throw conflictError(
+        intent,
+        row.stored ?? { effect_class: "", adapter_id: "", branch_ref: null },
+      );
+    case "raced":
+      // The conflicting insert was rolled back between our INSERT and the replay read.
+      throw new IrrevonError(
+        ErrorCode.storage_error,
+        "registration raced a rolled-back insert; retry",
+        {
+          retryable: true,
+          details: { effect_id: effectId },
+        },
+      );
+    case "ok":
+      return {
+        effectId,
+        operationId: row.operation_id ?? "",
+        lifecycle: row.frontier ?? "INTENDED",
+        replayed: row.created !== true,
+        parameterVariantDigest: row.variant_digest ?? null,
+        authorityRefresh: row.authority_refresh === true,
+        inputs:
+          row.inputs === null || row.inputs === undefined || typeof row.version !== "string"
+            ? null
+            : parseClaimInputs(row.inputs, row.version),
+      };
+    case "no_execution":
+    case undefined:
+    default:
+      throw new IrrevonError(ErrorCode.internal, "registered record has no execution", {
+        details: { effect_id: effectId, status: String(row?.status) },
+      });
   }
-  const authorityRefresh =
-    stored.authority_ref !== intent.authorityRef || stored.stamped_at_differs !== false;
-  if (authorityRefresh)
-    await appendAuthorityIn(q, effectId, intent.authorityRef, intent.scope, stampedAt);
-  return { variantDigest, authorityRefresh };
 }
 
 /**
@@ -205,41 +234,17 @@ export async function registerIntent(
   declarationDigest: string,
   options: RegisterOptions = {},
 ): Promise<RegisterResult> {
-  // One spelling per instant before SQL sees it (microsecond precision, UTC).
-  const stampedAt = normalizeRfc3339(intent.stampedAt);
-  const eventTime = intent.eventTime === null ? null : normalizeRfc3339(intent.eventTime);
-  return db.transaction(async (tx) => {
-    // D4 before anything is written: a stored record under this id with another preimage is
-    // a collision, never a merge (the table's CHECK would otherwise reject the insert first).
-    const existing = await tx.query<{ contract_canonical: string }>(
-      "SELECT contract_canonical FROM effect_records WHERE effect_id = $1",
-      [intent.identity.intentId],
-    );
-    const stored = existing.rows[0];
-    if (stored !== undefined) {
-      assertNoIdentityCollision(
-        { intentId: intent.identity.intentId, canonical: stored.contract_canonical },
-        intent.identity,
-      );
-    }
-    const created = await insertNew(tx, intent, declarationDigest, stampedAt, eventTime);
-    const replay = created
-      ? { variantDigest: null, authorityRefresh: false }
-      : await adjudicateReplay(tx, intent, stampedAt, eventTime);
-    const latest = await latestExecution(tx, intent.identity.intentId);
-    if (latest === null) {
-      throw new IrrevonError(ErrorCode.internal, "registered record has no execution", {
-        details: { effect_id: intent.identity.intentId },
-      });
-    }
-    if (created && options.beforeCommit !== undefined) await options.beforeCommit();
-    return {
-      effectId: intent.identity.intentId,
-      operationId: latest.operationId,
-      lifecycle: latest.frontier,
-      replayed: !created,
-      parameterVariantDigest: replay.variantDigest,
-      authorityRefresh: replay.authorityRefresh,
-    };
-  });
+  const skew =
+    options.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: options.maxClockSkewMs };
+  const beforeCommit = options.beforeCommit;
+  const registered =
+    beforeCommit === undefined
+      ? await registerIn(db, intent, declarationDigest, skew)
+      : await db.transaction(async (tx) => {
+          const r = await registerIn(tx, intent, declarationDigest, skew);
+          if (!r.replayed) await beforeCommit();
+          return r;
+        });
+  const { inputs: _inputs, ...result } = registered;
+  return result;
 }

@@ -4,10 +4,13 @@
  *   - only engine/call-adapter calls an adapter's `dispatch` (the wire call);
  *   - only engine/gated-send calls `callDispatch`, and it takes a claim the gate allowed;
  *   - every caller of `sendGated` obtains that claim from one of the gated claims
- *     (`claimDispatch`, `claimReplayProbe`);
+ *     (`claimDispatch`, `claimReplayProbe`); the fused register-and-dispatch hands the
+ *     dispatcher a claim from `claimOnInputs`, the one try `claimDispatch` makes;
  *   - only ledger/claim-attempt writes `dispatch_attempts`, and only with a decision id
  *     (`gate_decision_id`) — the database refuses an attempt without an ALLOW decision too
- *     (test/integration/gate-every-send.test.ts).
+ *     (test/integration/gate-every-send.test.ts); the hot path's locked claim
+ *     (`ledger_claim`, sql/migrations/0050) records the decision before the attempt, which
+ *     cites it.
  * The paths enumerated: first send, retry and human or policy re-dispatch (dispatcher, via
  * claimDispatch), and the C1 replay probe (replay-probe, via claimReplayProbe).
  */
@@ -59,6 +62,9 @@ describe("gate on every send (source scan)", () => {
       const text = SOURCES.find((f) => f.rel === rel)?.text ?? "";
       expect(text, rel).toMatch(/\b(claimDispatch|claimReplayProbe)\(/);
     }
+    const fused = SOURCES.find((f) => f.rel === "src/engine/register-dispatch.ts")?.text ?? "";
+    expect(fused).toMatch(/\bclaimOnInputs\(/);
+    expect(fused).toMatch(/\bfinishClaim\(/);
   });
 
   it("only claim-attempt writes dispatch_attempts, always citing a gate decision", () => {
@@ -73,9 +79,18 @@ describe("gate on every send (source scan)", () => {
   });
 
   it("the claims that hand out a wire call persist a gate decision first", () => {
-    for (const rel of ["src/ledger/claim-dispatch.ts", "src/ledger/claim-replay-probe.ts"]) {
-      const text = SOURCES.find((f) => f.rel === rel)?.text ?? "";
-      expect(text, rel).toMatch(/\bdecideGate\(/);
-    }
+    const probe = SOURCES.find((f) => f.rel === "src/ledger/claim-replay-probe.ts")?.text ?? "";
+    expect(probe).toMatch(/\bdecideGate\(/);
+    // The dispatch claim decides in gate-decide and records through the locked claim function.
+    const claim = SOURCES.find((f) => f.rel === "src/ledger/claim-dispatch.ts")?.text ?? "";
+    expect(claim).toMatch(/\bdecideOnInputs\(/);
+    expect(claim).toMatch(/SELECT ledger_claim\(/);
+    const sql = readFileSync(join(ROOT, "sql", "migrations", "0050_hot_path.sql"), "utf8");
+    const body = sql.slice(sql.indexOf("CREATE FUNCTION ledger_claim("));
+    const decision = body.indexOf("INSERT INTO gate_decisions");
+    const attempt = body.indexOf("INSERT INTO dispatch_attempts");
+    expect(decision).toBeGreaterThan(0);
+    expect(attempt).toBeGreaterThan(decision);
+    expect(body.slice(attempt, body.indexOf("RETURNING", attempt))).toMatch(/v_decision/);
   });
 });
