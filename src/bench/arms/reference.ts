@@ -40,6 +40,8 @@ import {
   freshUnitDatabase,
   openBenchEngine,
   READ_LAG_SECONDS,
+  sharedLedger,
+  unitNamespace,
   type EngineTarget,
 } from "./reference-engine.js";
 
@@ -49,6 +51,7 @@ export const REFERENCE_CONFIG: Readonly<Record<string, unknown>> = {
   crash_child_engine: CRASH_CHILD_ENGINE_CONFIG,
   stale_authority_backdate_hours: 48,
   crash_seam: "adapter.post_call",
+  ledger_per: { crash_units: "unit", other_units: "process (namespace per unit)" },
   read_lag_seconds_declared: READ_LAG_SECONDS,
 };
 
@@ -87,6 +90,9 @@ export class ReferenceArm implements ArmDriver {
   #unit: ArmUnitContext | null = null;
   #target: EngineTarget | null = null;
   #engine: Irrevon | null = null;
+  /** Whether the unit has a ledger of its own (crash cells) or a namespace in the shared one. */
+  #own = false;
+  #namespace = "";
   #drop: (() => Promise<void>) | null = null;
   #dataDir: string | null = null;
   #generation = 0;
@@ -98,34 +104,41 @@ export class ReferenceArm implements ArmDriver {
   async beginUnit(context: ArmUnitContext): Promise<void> {
     this.#unit = context;
     const lag = context.cell.fault === "read-lag" ? READ_LAG_SECONDS : 0;
+    const postgres = this.spec.id === "R@postgres";
+    if (postgres && context.postgresUrl === null) {
+      throw new IrrevonError("config_invalid", "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite", { details: { field: "postgresUrl" } });
+    }
+    const serverUrl = postgres ? context.postgresUrl : null;
     let database: DatabaseOption;
-    if (this.spec.id === "R@postgres") {
-      if (context.postgresUrl === null) {
-        throw new IrrevonError("config_invalid", "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite", { details: { field: "postgresUrl" } });
-      }
-      const fresh = await freshUnitDatabase(context.postgresUrl, context.unitSeed);
+    if (context.cell.fault !== CRASH_FAULT) {
+      // A fresh namespace in the process's shared ledger: nothing of it to recover.
+      database = await sharedLedger(serverUrl);
+      this.#own = false;
+    } else if (serverUrl !== null) {
+      const fresh = await freshUnitDatabase(serverUrl, context.unitSeed);
       this.#drop = fresh.drop;
       database = { url: fresh.url };
-    } else if (context.cell.fault === CRASH_FAULT) {
-      // A child process must open the same ledger: file-backed, one directory per unit.
+      this.#own = true;
+    } else {
+      // A child process must open the same ledger: file-backed, one directory per unit, first
+      // opened (cloned from the image) by whoever needs it first — often the crash child.
       // Always a fresh ledger: a directory left by an earlier run of the same unit is replaced.
       const dataDir = join(context.workDir, "ledger");
       rmSync(dataDir, { recursive: true, force: true });
       mkdirSync(context.workDir, { recursive: true });
       this.#dataDir = dataDir;
       database = { dataDir };
-    } else {
-      database = { memory: true };
+      this.#own = true;
     }
+    const namespace = unitNamespace(context.unitSeed);
+    this.#namespace = namespace;
     this.#target = {
       tier: context.destination.tier,
       baseUrl: context.destination.baseUrl,
       lagSeconds: lag,
       database,
-      workerId: `bench-r-${context.unitSeed}-0`,
+      workerId: `bench-r-${namespace}-0`,
     };
-    this.#engine = await openBenchEngine(this.#target);
-    await this.#engine.recover();
   }
 
   async endUnit(): Promise<void> {
@@ -138,31 +151,43 @@ export class ReferenceArm implements ArmDriver {
       if (this.#dataDir !== null) rmSync(this.#dataDir, { recursive: true, force: true });
       this.#dataDir = null;
       this.#unit = null;
+      this.#target = null;
     }
   }
 
-  #require(): { unit: ArmUnitContext; target: EngineTarget; engine: Irrevon } {
-    if (this.#unit === null || this.#target === null || this.#engine === null) {
+  #require(): { unit: ArmUnitContext; target: EngineTarget; namespace: string } {
+    if (this.#unit === null || this.#target === null) {
       throw new IrrevonError("illegal_state", `${this.spec.id}: runEpisode before beginUnit; call beginUnit(context) first`);
     }
-    return { unit: this.#unit, target: this.#target, engine: this.#engine };
+    return { unit: this.#unit, target: this.#target, namespace: this.#namespace };
+  }
+
+  /** The unit's engine, opened on first use; on the unit's own ledger it runs recovery first. */
+  async #live(): Promise<Irrevon> {
+    if (this.#engine !== null) return this.#engine;
+    const { target } = this.#require();
+    this.#generation += 1;
+    const engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
+    this.#engine = engine;
+    if (this.#own) await engine.recover();
+    return engine;
   }
 
   #contract(ep: Episode, retry: boolean): IntentContractInput {
-    const { target } = this.#require();
+    const { target, namespace } = this.#require();
     const reworded = retry && ep.resynth_parameters !== null;
     const stamped = ep.authority_expired && !retry ? Date.now() - 48 * 3_600_000 : Date.now();
     return {
       schema_version: "1",
       stable_ids: { ...(reworded ? (ep.resynth_stable_ids ?? ep.stable_ids) : ep.stable_ids) },
       effect_type: ep.effect_type,
-      scope: ep.scope,
+      scope: `${namespace}/${ep.scope}`,
       effect_class: ep.effect_class,
       adapter_id: adapterIdFor(target.tier, target.lagSeconds),
       parameters: { ...(reworded ? ep.resynth_parameters : ep.parameters) },
-      authority_ref: retry ? `${ep.authority_ref}-retry` : ep.authority_ref,
+      authority_ref: `${namespace}/${ep.authority_ref}${retry ? "-retry" : ""}`,
       stamped_at: new Date(stamped).toISOString(),
-      ...(ep.branch_ref === null ? {} : { branch_ref: ep.branch_ref }),
+      ...(ep.branch_ref === null ? {} : { branch_ref: `${namespace}/${ep.branch_ref}` }),
     };
   }
 
@@ -187,13 +212,14 @@ export class ReferenceArm implements ArmDriver {
       dispatched = true;
       settled = await this.#settle(effectId, log);
     } else {
-      const { engine } = this.#require();
-      const registered = await engine.register(this.#contract(ep, false));
+      const engine = await this.#live();
+      const contract = this.#contract(ep, false);
+      const registered = await engine.register(contract);
       effectId = registered.effectId;
       log.add("registered", { effect_id: effectId, replayed: registered.replayed });
-      if (ep.branch_cancelled && ep.branch_ref !== null) {
-        await engine.operator.cancelBranch(ep.branch_ref, "bench: the agent's branch was cancelled");
-        log.add("branch-cancelled", { branch_ref: ep.branch_ref });
+      if (ep.branch_cancelled && contract.branch_ref !== undefined) {
+        await engine.operator.cancelBranch(contract.branch_ref, "bench: the agent's branch was cancelled");
+        log.add("branch-cancelled", { branch_ref: contract.branch_ref });
       }
       const outcome = await this.#dispatch(engine, effectId, log);
       if (outcome.status === "denied") {
@@ -238,7 +264,7 @@ export class ReferenceArm implements ArmDriver {
 
   /** Reconciles until the effect settles, is escalated, or the budget runs out. */
   async #settle(effectId: string, log: ActionLog): Promise<Settled> {
-    const { engine } = this.#require();
+    const engine = await this.#live();
     const started = Date.now();
     let previous = "";
     let repeats = 0;
@@ -292,7 +318,7 @@ export class ReferenceArm implements ArmDriver {
    * effect ABSENT, the retry is a legitimate new execution (engine `retry`, fresh authority).
    */
   async #agentRetry(ep: Episode, effectId: string, settled: Settled, log: ActionLog): Promise<Settled> {
-    const { engine } = this.#require();
+    const engine = await this.#live();
     const contract = this.#contract(ep, true);
     const again = await engine.register(contract);
     log.add("agent-retry-registered", { effect_id: again.effectId, same_effect: again.effectId === effectId, replayed: again.replayed });
@@ -322,9 +348,10 @@ export class ReferenceArm implements ArmDriver {
 
   /** Runs register + dispatch in a child killed at adapter.post_call; recovers here. */
   async #crashChild(ep: Episode, log: ActionLog): Promise<string> {
-    const { target, engine } = this.#require();
+    const { target } = this.#require();
     const contract = this.#contract(ep, false);
-    await engine.close();
+    // The child must be the ledger's only user while it runs (PGlite: one process per directory).
+    await this.#engine?.close();
     this.#engine = null;
     this.#generation += 1;
     const childTarget: EngineTarget = {
@@ -364,8 +391,9 @@ export class ReferenceArm implements ArmDriver {
     }
     const effectId = (JSON.parse(registered) as { effectId: string }).effectId;
     log.add("child-killed", { pid: child.pid ?? null, signal: exit.signal, seam: "adapter.post_call", effect_id: effectId });
-    this.#engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
-    const recovery = await this.#engine.recover();
+    const engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
+    this.#engine = engine;
+    const recovery = await engine.recover();
     log.add("recovered", { scanned: recovery.scanned, adjudicated: recovery.adjudicated, closed_attempts: recovery.closedAttempts, in_flight: recovery.inFlight });
     return effectId;
   }
