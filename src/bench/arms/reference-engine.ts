@@ -14,6 +14,9 @@
  * Imports: the package entry (src/index.ts), pg.
  */
 import { randomBytes } from "node:crypto";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import pg from "pg";
 import {
   openIrrevon,
@@ -140,6 +143,10 @@ export async function settleUnitDatabaseDrops(): Promise<void> {
   const servers = [...sharedServers.values()];
   sharedMemory = null;
   sharedServers.clear();
+  const templateDir = ledgerTemplate;
+  ledgerTemplate = null;
+  const dir = await templateDir?.catch(() => null);
+  if (dir !== null && dir !== undefined) rmSync(dirname(dir), { recursive: true, force: true });
   if (memory !== null) await (await memory.catch(() => null))?.close();
   for (const server of servers) await (await server.catch(() => null))?.drop();
   while (pendingDrops.size > 0) await Promise.all([...pendingDrops]);
@@ -173,6 +180,31 @@ export function sharedLedger(serverUrl: string | null): Promise<DatabaseOption> 
     sharedServers.delete(serverUrl);
     throw e;
   });
+}
+
+/** A data directory cloned from the migrated image once per process, copied per crash unit. */
+let ledgerTemplate: Promise<string> | null = null;
+
+/**
+ * Makes `dataDir` a fresh file-backed ledger: a copy of this process's closed template
+ * directory (cloned from the migrated image on first use). Copying files costs milliseconds;
+ * cloning the image into a new directory costs seconds on a loaded machine. The template is
+ * removed by settleUnitDatabaseDrops.
+ */
+export async function freshLedgerDir(dataDir: string): Promise<void> {
+  ledgerTemplate ??= (async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), `irrevon-bench-p${process.pid}-`)), "ledger");
+    const engine = await openIrrevon({ database: { dataDir: dir }, adapters: [], workerId: `bench-r-template-${process.pid}` });
+    await engine.close();
+    return dir;
+  })().catch((e: unknown) => {
+    ledgerTemplate = null;
+    throw e;
+  });
+  const template = await ledgerTemplate;
+  rmSync(dataDir, { recursive: true, force: true });
+  // The owner lock is never copied (the template is closed; a copy must not inherit one).
+  cpSync(template, dataDir, { recursive: true, filter: (src) => basename(src) !== "irrevon.lock" });
 }
 
 /**

@@ -19,7 +19,7 @@
  * reconcile cannot query: the execution is escalated and the agent is not told to retry.
  * Imports: node built-ins, bench/arms/{arm,reference-engine}, the package entry.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,6 +37,7 @@ import {
   adapterIdFor,
   BENCH_ENGINE_CONFIG,
   CRASH_CHILD_ENGINE_CONFIG,
+  freshLedgerDir,
   freshUnitDatabase,
   openBenchEngine,
   READ_LAG_SECONDS,
@@ -79,6 +80,29 @@ function childEntry(): { file: string; execArgv: string[] } {
   return { file, execArgv: ts ? ["--import", import.meta.resolve("tsx")] : [] };
 }
 
+/** A crash child started ahead of need (its modules load while the parent works). */
+interface Spare {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly output: { stdout: string; stderr: string };
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnChild(): Spare {
+  const { file, execArgv } = childEntry();
+  const env: NodeJS.ProcessEnv = { ...process.env, IRREVON_TEST_HOOKS: "1", IRREVON_CRASH_AT: "adapter.post_call" };
+  // The crash hook refuses to arm in a benchmark process; this child exists only to die.
+  delete env["IRREVON_BENCH"];
+  const child = spawn(process.execPath, [...execArgv, file], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (c: Buffer) => (output.stdout += c.toString("utf8")));
+  child.stderr.on("data", (c: Buffer) => (output.stderr += c.toString("utf8")));
+  child.stdin.on("error", () => undefined); // a child that died early is reported by its exit
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+  });
+  return { child, output, exited };
+}
+
 interface Settled {
   readonly outcome: ArmOutcome;
   readonly claim?: "unique" | "absent";
@@ -96,6 +120,7 @@ export class ReferenceArm implements ArmDriver {
   #drop: (() => Promise<void>) | null = null;
   #dataDir: string | null = null;
   #generation = 0;
+  #spare: Spare | null = null;
 
   constructor(spec: ArmSpec) {
     this.spec = spec;
@@ -115,17 +140,19 @@ export class ReferenceArm implements ArmDriver {
       database = await sharedLedger(serverUrl);
       this.#own = false;
     } else if (serverUrl !== null) {
+      this.#spare = spawnChild();
       const fresh = await freshUnitDatabase(serverUrl, context.unitSeed);
       this.#drop = fresh.drop;
       database = { url: fresh.url };
       this.#own = true;
     } else {
-      // A child process must open the same ledger: file-backed, one directory per unit, first
-      // opened (cloned from the image) by whoever needs it first — often the crash child.
-      // Always a fresh ledger: a directory left by an earlier run of the same unit is replaced.
+      // A child process must open the same ledger: file-backed, one directory per unit, a copy
+      // of the process's template ledger. Always fresh: a directory left by an earlier run of
+      // the same unit is replaced.
+      this.#spare = spawnChild();
       const dataDir = join(context.workDir, "ledger");
-      rmSync(dataDir, { recursive: true, force: true });
       mkdirSync(context.workDir, { recursive: true });
+      await freshLedgerDir(dataDir);
       this.#dataDir = dataDir;
       database = { dataDir };
       this.#own = true;
@@ -145,6 +172,12 @@ export class ReferenceArm implements ArmDriver {
     try {
       await this.#engine?.close();
     } finally {
+      const spare = this.#spare;
+      this.#spare = null;
+      if (spare !== null) {
+        spare.child.kill("SIGKILL");
+        await spare.exited;
+      }
       this.#engine = null;
       await this.#drop?.();
       this.#drop = null;
@@ -359,30 +392,21 @@ export class ReferenceArm implements ArmDriver {
       workerId: `${target.workerId}-child${this.#generation}`,
       config: CRASH_CHILD_ENGINE_CONFIG,
     };
-    const { file, execArgv } = childEntry();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      IRREVON_TEST_HOOKS: "1",
-      IRREVON_CRASH_AT: "adapter.post_call",
-      IRREVON_BENCH_CHILD: JSON.stringify({ target: childTarget, contract }),
-    };
-    // The crash hook refuses to arm in a benchmark process; this child exists only to die.
-    delete env["IRREVON_BENCH"];
-    const child = spawn(process.execPath, [...execArgv, file], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new IrrevonError("internal", `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`, { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: stderr.slice(-500) } }));
-      }, CHILD_TIMEOUT_MS);
-      child.on("exit", (code, signal) => {
-        clearTimeout(timer);
-        resolve({ code, signal });
-      });
-    });
+    const { child, output, exited } = this.#spare ?? spawnChild();
+    // The next crash trial's child loads while this one runs and the parent recovers.
+    this.#spare = spawnChild();
+    child.stdin.end(`${JSON.stringify({ target: childTarget, contract })}\n`);
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      exited,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          reject(new IrrevonError("internal", `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`, { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: output.stderr.slice(-500) } }));
+        }, CHILD_TIMEOUT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    const { stdout, stderr } = output;
     const registered = /REGISTERED (.*)/.exec(stdout)?.[1];
     if (exit.signal !== "SIGKILL" || registered === undefined || !stderr.includes("HOOK adapter.post_call CRASH")) {
       throw new IrrevonError("internal", "R crash child was not killed at adapter.post_call", {
