@@ -4,7 +4,8 @@
  * recovery, registers the trial's contract and dispatches it with the engine's crash point
  * armed at `adapter.post_call` (IRREVON_TEST_HOOKS=1, IRREVON_CRASH_AT set by the parent), so
  * the process SIGKILLs itself after the destination committed and before the receipt is
- * written. Input: IRREVON_BENCH_CHILD = JSON `{target, contract}`. Output: `REGISTERED <json>`,
+ * written. The parent may start it ahead of need: the modules load at once, the input is read
+ * afterwards. Input: one line of JSON `{target, contract}` on stdin. Output: `REGISTERED <json>`,
  * then nothing (killed) — or `SURVIVED <json>` when the seam was never reached.
  * Imports: bench/arms/reference-engine, the package entry.
  */
@@ -16,12 +17,27 @@ interface ChildInput {
   readonly contract: IntentContractInput;
 }
 
+/** The first line on stdin (the parent writes it when the crash trial starts). */
+function readInputLine(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    const onData = (chunk: Buffer): void => {
+      buffered += chunk.toString("utf8");
+      const end = buffered.indexOf("\n");
+      if (end < 0) return;
+      process.stdin.off("data", onData);
+      process.stdin.pause();
+      resolve(buffered.slice(0, end));
+    };
+    process.stdin.on("data", onData);
+    process.stdin.once("end", () => {
+      reject(new IrrevonError("config_invalid", "stdin closed before the input line: write one JSON line {target, contract}", { details: { field: "stdin" } }));
+    });
+  });
+}
+
 async function main(): Promise<void> {
-  const raw = process.env["IRREVON_BENCH_CHILD"];
-  if (raw === undefined) {
-    throw new IrrevonError("config_invalid", "IRREVON_BENCH_CHILD is required (JSON {target, contract})", { details: { variable: "IRREVON_BENCH_CHILD" } });
-  }
-  const input = JSON.parse(raw) as ChildInput;
+  const input = JSON.parse(await readInputLine()) as ChildInput;
   const engine = await openBenchEngine(input.target);
   await engine.recover();
   const registered = await engine.register(input.contract);

@@ -7,15 +7,23 @@
  *     open) that the child and, after it died, the parent open in turn;
  *   - Postgres: a fresh database per unit, `CREATE DATABASE … TEMPLATE` a migrated template
  *     database (built once per process, under an advisory lock), dropped at the unit's end.
+ * Units without a crash fault do not get a database of their own: one ledger per process and
+ * backend (`sharedLedger`) holds them all, each unit in its own namespace (see unitNamespace),
+ * because an embedded open costs seconds on a loaded machine. Crash units keep their own
+ * database (the child process must open it; recovery must see that unit alone).
  * Imports: the package entry (src/index.ts), pg.
  */
 import { randomBytes } from "node:crypto";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import pg from "pg";
 import {
   openIrrevon,
   refdestDeclaration,
   RefdestAdapter,
   type DatabaseOption,
+  type Db,
   type EngineConfig,
   type Irrevon,
 } from "../../index.js";
@@ -125,9 +133,88 @@ function ensureTemplate(serverUrl: string): Promise<void> {
 /** Drops still running (dropping a database waits for a checkpoint; units need not wait). */
 const pendingDrops = new Set<Promise<void>>();
 
-/** Waits for every unit database drop this process started (call before exiting). */
+/**
+ * Closes this process's shared ledgers (see sharedLedger), then waits for every unit database
+ * drop this process started. Call once before the run exits; a later unit opens a new shared
+ * ledger.
+ */
 export async function settleUnitDatabaseDrops(): Promise<void> {
+  const memory = sharedMemory;
+  const servers = [...sharedServers.values()];
+  sharedMemory = null;
+  sharedServers.clear();
+  const templateDir = ledgerTemplate;
+  ledgerTemplate = null;
+  const dir = await templateDir?.catch(() => null);
+  if (dir !== null && dir !== undefined) rmSync(dirname(dir), { recursive: true, force: true });
+  if (memory !== null) await (await memory.catch(() => null))?.close();
+  for (const server of servers) await (await server.catch(() => null))?.drop();
   while (pendingDrops.size > 0) await Promise.all([...pendingDrops]);
+}
+
+/** The in-memory ledger shared by this process's R@pglite units: an engine whose Db is lent out. */
+let sharedMemory: Promise<Irrevon> | null = null;
+/** The database shared by this process's R@postgres units, per server URL. */
+const sharedServers = new Map<string, Promise<{ readonly url: string; drop(): Promise<void> }>>();
+let namespaces = 0;
+
+/**
+ * The ledger this process's non-crash units share: an in-memory PGlite clone (`serverUrl`
+ * null) or one fresh database on the server. An engine opened on the returned Db leaves it
+ * open when it closes.
+ */
+export function sharedLedger(serverUrl: string | null): Promise<DatabaseOption> {
+  if (serverUrl === null) {
+    const holder = (sharedMemory ??= openIrrevon({ database: { memory: true }, adapters: [], workerId: `bench-r-shared-${process.pid}` }));
+    return holder.then((engine): Db => engine.db, (e: unknown) => {
+      sharedMemory = null;
+      throw e;
+    });
+  }
+  let server = sharedServers.get(serverUrl);
+  if (server === undefined) {
+    server = freshUnitDatabase(serverUrl, "shared");
+    sharedServers.set(serverUrl, server);
+  }
+  return server.then((s) => ({ url: s.url }), (e: unknown) => {
+    sharedServers.delete(serverUrl);
+    throw e;
+  });
+}
+
+/** A data directory cloned from the migrated image once per process, copied per crash unit. */
+let ledgerTemplate: Promise<string> | null = null;
+
+/**
+ * Makes `dataDir` a fresh file-backed ledger: a copy of this process's closed template
+ * directory (cloned from the migrated image on first use). Copying files costs milliseconds;
+ * cloning the image into a new directory costs seconds on a loaded machine. The template is
+ * removed by settleUnitDatabaseDrops.
+ */
+export async function freshLedgerDir(dataDir: string): Promise<void> {
+  ledgerTemplate ??= (async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), `irrevon-bench-p${process.pid}-`)), "ledger");
+    const engine = await openIrrevon({ database: { dataDir: dir }, adapters: [], workerId: `bench-r-template-${process.pid}` });
+    await engine.close();
+    return dir;
+  })().catch((e: unknown) => {
+    ledgerTemplate = null;
+    throw e;
+  });
+  const template = await ledgerTemplate;
+  rmSync(dataDir, { recursive: true, force: true });
+  // The owner lock is never copied (the template is closed; a copy must not inherit one).
+  cpSync(template, dataDir, { recursive: true, filter: (src) => basename(src) !== "irrevon.lock" });
+}
+
+/**
+ * A namespace no other unit of this process has: R prefixes the unit's scope, authority and
+ * branch references with it, so units sharing a ledger never share an identity, an authority
+ * record, a branch or a (scope, effect type) slot.
+ */
+export function unitNamespace(unitSeed: number): string {
+  namespaces += 1;
+  return `u${unitSeed}n${namespaces}`;
 }
 
 function pidAlive(pid: number): boolean {
@@ -157,7 +244,7 @@ async function sweepLeftovers(admin: pg.Client): Promise<void> {
  */
 export async function freshUnitDatabase(
   serverUrl: string,
-  unitSeed: number,
+  unitSeed: number | "shared",
 ): Promise<{ readonly url: string; drop(): Promise<void> }> {
   await ensureTemplate(serverUrl);
   const name = `irrevon_bench_p${process.pid}_u${unitSeed}_${randomBytes(4).toString("hex")}`;

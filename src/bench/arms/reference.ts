@@ -19,7 +19,7 @@
  * reconcile cannot query: the execution is escalated and the agent is not told to retry.
  * Imports: node built-ins, bench/arms/{arm,reference-engine}, the package entry.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,9 +37,12 @@ import {
   adapterIdFor,
   BENCH_ENGINE_CONFIG,
   CRASH_CHILD_ENGINE_CONFIG,
+  freshLedgerDir,
   freshUnitDatabase,
   openBenchEngine,
   READ_LAG_SECONDS,
+  sharedLedger,
+  unitNamespace,
   type EngineTarget,
 } from "./reference-engine.js";
 
@@ -49,6 +52,7 @@ export const REFERENCE_CONFIG: Readonly<Record<string, unknown>> = {
   crash_child_engine: CRASH_CHILD_ENGINE_CONFIG,
   stale_authority_backdate_hours: 48,
   crash_seam: "adapter.post_call",
+  ledger_per: { crash_units: "unit", other_units: "process (namespace per unit)" },
   read_lag_seconds_declared: READ_LAG_SECONDS,
 };
 
@@ -76,6 +80,29 @@ function childEntry(): { file: string; execArgv: string[] } {
   return { file, execArgv: ts ? ["--import", import.meta.resolve("tsx")] : [] };
 }
 
+/** A crash child started ahead of need (its modules load while the parent works). */
+interface Spare {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly output: { stdout: string; stderr: string };
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnChild(): Spare {
+  const { file, execArgv } = childEntry();
+  const env: NodeJS.ProcessEnv = { ...process.env, IRREVON_TEST_HOOKS: "1", IRREVON_CRASH_AT: "adapter.post_call" };
+  // The crash hook refuses to arm in a benchmark process; this child exists only to die.
+  delete env["IRREVON_BENCH"];
+  const child = spawn(process.execPath, [...execArgv, file], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (c: Buffer) => (output.stdout += c.toString("utf8")));
+  child.stderr.on("data", (c: Buffer) => (output.stderr += c.toString("utf8")));
+  child.stdin.on("error", () => undefined); // a child that died early is reported by its exit
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+  });
+  return { child, output, exited };
+}
+
 interface Settled {
   readonly outcome: ArmOutcome;
   readonly claim?: "unique" | "absent";
@@ -87,9 +114,13 @@ export class ReferenceArm implements ArmDriver {
   #unit: ArmUnitContext | null = null;
   #target: EngineTarget | null = null;
   #engine: Irrevon | null = null;
+  /** Whether the unit has a ledger of its own (crash cells) or a namespace in the shared one. */
+  #own = false;
+  #namespace = "";
   #drop: (() => Promise<void>) | null = null;
   #dataDir: string | null = null;
   #generation = 0;
+  #spare: Spare | null = null;
 
   constructor(spec: ArmSpec) {
     this.spec = spec;
@@ -98,71 +129,98 @@ export class ReferenceArm implements ArmDriver {
   async beginUnit(context: ArmUnitContext): Promise<void> {
     this.#unit = context;
     const lag = context.cell.fault === "read-lag" ? READ_LAG_SECONDS : 0;
+    const postgres = this.spec.id === "R@postgres";
+    if (postgres && context.postgresUrl === null) {
+      throw new IrrevonError("config_invalid", "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite", { details: { field: "postgresUrl" } });
+    }
+    const serverUrl = postgres ? context.postgresUrl : null;
     let database: DatabaseOption;
-    if (this.spec.id === "R@postgres") {
-      if (context.postgresUrl === null) {
-        throw new IrrevonError("config_invalid", "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite", { details: { field: "postgresUrl" } });
-      }
-      const fresh = await freshUnitDatabase(context.postgresUrl, context.unitSeed);
+    if (context.cell.fault !== CRASH_FAULT) {
+      // A fresh namespace in the process's shared ledger: nothing of it to recover.
+      database = await sharedLedger(serverUrl);
+      this.#own = false;
+    } else if (serverUrl !== null) {
+      this.#spare = spawnChild();
+      const fresh = await freshUnitDatabase(serverUrl, context.unitSeed);
       this.#drop = fresh.drop;
       database = { url: fresh.url };
-    } else if (context.cell.fault === CRASH_FAULT) {
-      // A child process must open the same ledger: file-backed, one directory per unit.
-      // Always a fresh ledger: a directory left by an earlier run of the same unit is replaced.
+      this.#own = true;
+    } else {
+      // A child process must open the same ledger: file-backed, one directory per unit, a copy
+      // of the process's template ledger. Always fresh: a directory left by an earlier run of
+      // the same unit is replaced.
+      this.#spare = spawnChild();
       const dataDir = join(context.workDir, "ledger");
-      rmSync(dataDir, { recursive: true, force: true });
       mkdirSync(context.workDir, { recursive: true });
+      await freshLedgerDir(dataDir);
       this.#dataDir = dataDir;
       database = { dataDir };
-    } else {
-      database = { memory: true };
+      this.#own = true;
     }
+    const namespace = unitNamespace(context.unitSeed);
+    this.#namespace = namespace;
     this.#target = {
       tier: context.destination.tier,
       baseUrl: context.destination.baseUrl,
       lagSeconds: lag,
       database,
-      workerId: `bench-r-${context.unitSeed}-0`,
+      workerId: `bench-r-${namespace}-0`,
     };
-    this.#engine = await openBenchEngine(this.#target);
-    await this.#engine.recover();
   }
 
   async endUnit(): Promise<void> {
     try {
       await this.#engine?.close();
     } finally {
+      const spare = this.#spare;
+      this.#spare = null;
+      if (spare !== null) {
+        spare.child.kill("SIGKILL");
+        await spare.exited;
+      }
       this.#engine = null;
       await this.#drop?.();
       this.#drop = null;
       if (this.#dataDir !== null) rmSync(this.#dataDir, { recursive: true, force: true });
       this.#dataDir = null;
       this.#unit = null;
+      this.#target = null;
     }
   }
 
-  #require(): { unit: ArmUnitContext; target: EngineTarget; engine: Irrevon } {
-    if (this.#unit === null || this.#target === null || this.#engine === null) {
+  #require(): { unit: ArmUnitContext; target: EngineTarget; namespace: string } {
+    if (this.#unit === null || this.#target === null) {
       throw new IrrevonError("illegal_state", `${this.spec.id}: runEpisode before beginUnit; call beginUnit(context) first`);
     }
-    return { unit: this.#unit, target: this.#target, engine: this.#engine };
+    return { unit: this.#unit, target: this.#target, namespace: this.#namespace };
+  }
+
+  /** The unit's engine, opened on first use; on the unit's own ledger it runs recovery first. */
+  async #live(): Promise<Irrevon> {
+    if (this.#engine !== null) return this.#engine;
+    const { target } = this.#require();
+    this.#generation += 1;
+    const engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
+    this.#engine = engine;
+    if (this.#own) await engine.recover();
+    return engine;
   }
 
   #contract(ep: Episode, retry: boolean): IntentContractInput {
-    const { target } = this.#require();
+    const { target, namespace } = this.#require();
     const reworded = retry && ep.resynth_parameters !== null;
     const stamped = ep.authority_expired && !retry ? Date.now() - 48 * 3_600_000 : Date.now();
     return {
       schema_version: "1",
       stable_ids: { ...(reworded ? (ep.resynth_stable_ids ?? ep.stable_ids) : ep.stable_ids) },
       effect_type: ep.effect_type,
-      scope: ep.scope,
+      scope: `${namespace}/${ep.scope}`,
       effect_class: ep.effect_class,
       adapter_id: adapterIdFor(target.tier, target.lagSeconds),
       parameters: { ...(reworded ? ep.resynth_parameters : ep.parameters) },
-      authority_ref: retry ? `${ep.authority_ref}-retry` : ep.authority_ref,
+      authority_ref: `${namespace}/${ep.authority_ref}${retry ? "-retry" : ""}`,
       stamped_at: new Date(stamped).toISOString(),
-      ...(ep.branch_ref === null ? {} : { branch_ref: ep.branch_ref }),
+      ...(ep.branch_ref === null ? {} : { branch_ref: `${namespace}/${ep.branch_ref}` }),
     };
   }
 
@@ -187,13 +245,14 @@ export class ReferenceArm implements ArmDriver {
       dispatched = true;
       settled = await this.#settle(effectId, log);
     } else {
-      const { engine } = this.#require();
-      const registered = await engine.register(this.#contract(ep, false));
+      const engine = await this.#live();
+      const contract = this.#contract(ep, false);
+      const registered = await engine.register(contract);
       effectId = registered.effectId;
       log.add("registered", { effect_id: effectId, replayed: registered.replayed });
-      if (ep.branch_cancelled && ep.branch_ref !== null) {
-        await engine.operator.cancelBranch(ep.branch_ref, "bench: the agent's branch was cancelled");
-        log.add("branch-cancelled", { branch_ref: ep.branch_ref });
+      if (ep.branch_cancelled && contract.branch_ref !== undefined) {
+        await engine.operator.cancelBranch(contract.branch_ref, "bench: the agent's branch was cancelled");
+        log.add("branch-cancelled", { branch_ref: contract.branch_ref });
       }
       const outcome = await this.#dispatch(engine, effectId, log);
       if (outcome.status === "denied") {
@@ -238,7 +297,7 @@ export class ReferenceArm implements ArmDriver {
 
   /** Reconciles until the effect settles, is escalated, or the budget runs out. */
   async #settle(effectId: string, log: ActionLog): Promise<Settled> {
-    const { engine } = this.#require();
+    const engine = await this.#live();
     const started = Date.now();
     let previous = "";
     let repeats = 0;
@@ -292,7 +351,7 @@ export class ReferenceArm implements ArmDriver {
    * effect ABSENT, the retry is a legitimate new execution (engine `retry`, fresh authority).
    */
   async #agentRetry(ep: Episode, effectId: string, settled: Settled, log: ActionLog): Promise<Settled> {
-    const { engine } = this.#require();
+    const engine = await this.#live();
     const contract = this.#contract(ep, true);
     const again = await engine.register(contract);
     log.add("agent-retry-registered", { effect_id: again.effectId, same_effect: again.effectId === effectId, replayed: again.replayed });
@@ -322,9 +381,10 @@ export class ReferenceArm implements ArmDriver {
 
   /** Runs register + dispatch in a child killed at adapter.post_call; recovers here. */
   async #crashChild(ep: Episode, log: ActionLog): Promise<string> {
-    const { target, engine } = this.#require();
+    const { target } = this.#require();
     const contract = this.#contract(ep, false);
-    await engine.close();
+    // The child must be the ledger's only user while it runs (PGlite: one process per directory).
+    await this.#engine?.close();
     this.#engine = null;
     this.#generation += 1;
     const childTarget: EngineTarget = {
@@ -332,30 +392,21 @@ export class ReferenceArm implements ArmDriver {
       workerId: `${target.workerId}-child${this.#generation}`,
       config: CRASH_CHILD_ENGINE_CONFIG,
     };
-    const { file, execArgv } = childEntry();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      IRREVON_TEST_HOOKS: "1",
-      IRREVON_CRASH_AT: "adapter.post_call",
-      IRREVON_BENCH_CHILD: JSON.stringify({ target: childTarget, contract }),
-    };
-    // The crash hook refuses to arm in a benchmark process; this child exists only to die.
-    delete env["IRREVON_BENCH"];
-    const child = spawn(process.execPath, [...execArgv, file], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new IrrevonError("internal", `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`, { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: stderr.slice(-500) } }));
-      }, CHILD_TIMEOUT_MS);
-      child.on("exit", (code, signal) => {
-        clearTimeout(timer);
-        resolve({ code, signal });
-      });
-    });
+    const { child, output, exited } = this.#spare ?? spawnChild();
+    // The next crash trial's child loads while this one runs and the parent recovers.
+    this.#spare = spawnChild();
+    child.stdin.end(`${JSON.stringify({ target: childTarget, contract })}\n`);
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      exited,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          reject(new IrrevonError("internal", `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`, { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: output.stderr.slice(-500) } }));
+        }, CHILD_TIMEOUT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    const { stdout, stderr } = output;
     const registered = /REGISTERED (.*)/.exec(stdout)?.[1];
     if (exit.signal !== "SIGKILL" || registered === undefined || !stderr.includes("HOOK adapter.post_call CRASH")) {
       throw new IrrevonError("internal", "R crash child was not killed at adapter.post_call", {
@@ -364,8 +415,9 @@ export class ReferenceArm implements ArmDriver {
     }
     const effectId = (JSON.parse(registered) as { effectId: string }).effectId;
     log.add("child-killed", { pid: child.pid ?? null, signal: exit.signal, seam: "adapter.post_call", effect_id: effectId });
-    this.#engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
-    const recovery = await this.#engine.recover();
+    const engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
+    this.#engine = engine;
+    const recovery = await engine.recover();
     log.add("recovered", { scanned: recovery.scanned, adjudicated: recovery.adjudicated, closed_attempts: recovery.closedAttempts, in_flight: recovery.inFlight });
     return effectId;
   }

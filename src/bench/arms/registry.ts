@@ -96,6 +96,7 @@ export function armSpec(id: ArmId): ArmSpec {
       knownDeviations: [
         "stale authority is enacted with an authority stamp backdated past the freshness policy",
         "the crash fault is a real SIGKILL of an engine child process at the adapter.post_call seam; the other faults run in-process",
+        "units without a crash fault share one ledger per process and backend, each in a namespace of its own (scope, authority and branch references prefixed with `u<unit seed>n<k>/`); crash units keep a database of their own",
       ],
       config: { ...REFERENCE_CONFIG, backend },
       refused: null,
