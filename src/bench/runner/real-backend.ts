@@ -5,6 +5,7 @@
  */
 import { IrrevonError } from "../../core/errors.js";
 import { ARM_IDS, type ArmId } from "../arms/arm.js";
+import { settleUnitDatabaseDrops } from "../arms/reference-engine.js";
 import { createArm } from "../arms/registry.js";
 import { episodeFor } from "../faults/episode.js";
 import { installFault, refdestProfileFor } from "../faults/install-fault.js";
@@ -33,4 +34,6 @@ export const REAL_BACKEND: BenchBackend = {
   installFault: (control, injection, tier) => installFault(control, injection, tier),
   episodeFor: (trial, injections, variants, unit) => episodeFor(trial, injections, variants, unit),
   profileFor: (cell) => refdestProfileFor(cell),
+  // R keeps one ledger per process across units and drops unit databases in the background.
+  finish: () => settleUnitDatabaseDrops(),
 };

@@ -172,28 +172,35 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixSummary> 
   let done = 0;
   let ranHere = 0;
   const outcomes: SlotOutcome[] = [];
-  for (const plan of selected) {
-    for (const arm of options.arms) {
-      const outcome = await runSlot(plan, arm, {
-        outDir: options.outDir,
-        environment,
-        backend: options.backend,
-        postgresUrl: options.postgresUrl,
-        onPoint: () => {
-          if (killAfter !== undefined && ranHere === killAfter)
-            process.kill(process.pid, "SIGKILL");
-        },
-      });
-      if (outcome.status !== "skipped-duplicate") ranHere += 1;
-      outcomes.push(outcome);
-      done += 1;
-      options.onProgress?.({
-        done,
-        total,
-        elapsedS: (performance.now() - started) / 1000,
-        slot: outcome.base_run_id,
-        status: outcome.status,
-      });
+  try {
+    await runSlots();
+  } finally {
+    await options.backend.finish?.();
+  }
+  async function runSlots(): Promise<void> {
+    for (const plan of selected) {
+      for (const arm of options.arms) {
+        const outcome = await runSlot(plan, arm, {
+          outDir: options.outDir,
+          environment,
+          backend: options.backend,
+          postgresUrl: options.postgresUrl,
+          onPoint: () => {
+            if (killAfter !== undefined && ranHere === killAfter)
+              process.kill(process.pid, "SIGKILL");
+          },
+        });
+        if (outcome.status !== "skipped-duplicate") ranHere += 1;
+        outcomes.push(outcome);
+        done += 1;
+        options.onProgress?.({
+          done,
+          total,
+          elapsedS: (performance.now() - started) / 1000,
+          slot: outcome.base_run_id,
+          status: outcome.status,
+        });
+      }
     }
   }
   const results = collectResults(options.outDir);

@@ -62,6 +62,8 @@ export interface BenchBackend {
   ): EpisodePort;
   /** The destination profile of a cell (tier, read lag in seconds). */
   profileFor(cell: Cell): { readonly tier: Tier; readonly lagSeconds: number };
+  /** Releases what the arms keep across units (shared ledgers, databases); once per run. */
+  finish?(): Promise<void>;
 }
 
 export interface UnitPlan {
@@ -395,7 +397,8 @@ async function runAttempt(
   } catch (cause) {
     // A harness failure (destination, file system, a document that failed its schema): the
     // attempt is INVALID harness-corruption and the slot moves to its next attempt.
-    const inner = cause instanceof Error && cause.cause instanceof Error ? ` (${cause.cause.message})` : "";
+    const inner =
+      cause instanceof Error && cause.cause instanceof Error ? ` (${cause.cause.message})` : "";
     const message = (cause instanceof Error ? cause.message : String(cause)) + inner;
     const r = invalidResult(
       dir,
