@@ -21,6 +21,7 @@ import {
   rerenderReport,
   writeReportFiles,
 } from "../../bench/report/write-report.js";
+import { ARM_IDS } from "../../bench/arms/arm.js";
 import { isArmId, REAL_BACKEND } from "../../bench/runner/real-backend.js";
 import { collectResults, runMatrix, runResultsOf } from "../../bench/runner/run-matrix.js";
 import { renderVerdict } from "../../bench/verdict/verdict.js";
@@ -28,18 +29,8 @@ import { IrrevonError } from "../../core/errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
 
-export const DEFAULT_ARMS = [
-  "B0",
-  "B1",
-  "B2",
-  "B3",
-  "B4",
-  "B5",
-  "B6",
-  "B5+B3+B6",
-  "R@pglite",
-  "R@postgres",
-];
+/** Every runnable arm (B7 is refused by design), in ladder order. */
+export const DEFAULT_ARMS: readonly string[] = ARM_IDS.filter((id) => id !== "B7");
 export const SMOKE_ARMS = ["B0", "B1", "B3", "B5", "B6", "B5+B3+B6"];
 const SMOKE_CELLS = [
   "C2/refdest/response-lost/IRREVERSIBLE",
