@@ -109,7 +109,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "bench",
     term: "bench",
     description:
-      "IrrevonBench: dev fixtures and paired statistics (run, smoke and report are not built yet)",
+      "IrrevonBench: fixtures, the runner (run, smoke), paired statistics and the kill verdict (analyze), reports",
     load: () => import("./bench.js"),
   },
 ];
