@@ -79,8 +79,6 @@ function trailingIndeterminate(probes: readonly ProbeRow[]): number {
 /**
  * One status probe and what follows from it. `previous` is the latest earlier probe. `atMs`
  * pins the decision time (the zero-gap re-read reuses the first read's, so it is due exactly).
- * `notBeforeMs` is a time the caller already read: the probe's time is never earlier, so a
- * re-read found due is due when it is judged (the database clock can step back a millisecond).
  */
 async function probeOnce(
   step: Step,
@@ -88,14 +86,13 @@ async function probeOnce(
   probes: readonly ProbeRow[],
   pauseAfterProbe: boolean,
   atMs?: number,
-  notBeforeMs?: number,
 ): Promise<ReconcileOutcome> {
   const { ctx, record, execution, entry } = step;
   const effectId = record.effectId;
   const previous = probes[probes.length - 1];
   const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
   // Database time (plus a test offset), like the claimed_at it is compared with (engine-time).
-  const nowMs = atMs ?? Math.max(await engineNowMs(ctx), notBeforeMs ?? -Infinity);
+  const nowMs = atMs ?? (await engineNowMs(ctx));
   const base = {
     executionId: execution.executionId,
     adapterId: record.adapterId,
@@ -165,10 +162,7 @@ async function probeOnce(
   // destination could still have committed any attempt (the absence rule, reconcile-absence).
   const clock = await absenceClock(step);
   if (clock.kind === "unsettled") {
-    await recordProbe(ctx.db, {
-      ...base,
-      evidence: { ...common, absence_not_counted: "call_unsettled" },
-    });
+    await recordProbe(ctx.db, { ...base, evidence: { ...common, absence_not_counted: "call_unsettled" } });
     return { status: "in_flight", effectId, attemptId: clock.attemptId };
   }
   const lagMs = (entry.statusLagSeconds ?? 0) * 1000;
@@ -358,5 +352,5 @@ export async function reconcileEffect(
       client_ref_field: entry.declaration.client_ref_field,
     });
   }
-  return probeOnce(step, key, probes, true, undefined, nowMs);
+  return probeOnce(step, key, probes, true);
 }
