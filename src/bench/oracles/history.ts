@@ -2,18 +2,17 @@
  * bench/oracles/history — the causal-history oracle (reference-bench §5.2, D10). Builds the
  * run's history document (`irrevonbench/history/v2`: fixture truth, harness fault events, every
  * arm log entry and outcome, every read-back effect, in that order) and checks it with the
- * project's history checker (testing/history-checker `checkTrialHistory`). The v2 document also
+ * project's history checker (testing/trial-history-checker `checkTrialHistory`). The v2 document also
  * carries the tier, fault and arm flags so that ALL EIGHT metrics can be re-derived from the
  * history alone (the reference checked five); see cross-check.ts.
- * Imports: testing/history-checker, bench/fixtures, bench/oracles/readback, bench/runner/arm-port.
+ * Imports: testing/history-checker, testing/trial-history-checker, bench/fixtures, bench/oracles/readback, bench/runner/arm-port.
  */
+import { countByInvariant, type HistoryInvariant } from "../../testing/history-checker.js";
 import {
   checkTrialHistory,
-  countByInvariant,
-  type HistoryInvariant,
   type TrialHistoryVerdict,
   type TrialTruthFact,
-} from "../../testing/history-checker.js";
+} from "../../testing/trial-history-checker.js";
 import { artifactDigest } from "../fixtures/artifact-bytes.js";
 import type { Injection, Workload } from "../fixtures/documents.js";
 import type { FaultKind, Tier } from "../fault-model.js";
