@@ -31,15 +31,28 @@ export async function engineNowMs(ctx: Pick<EngineContext, "db" | "clock">): Pro
   return dbNowMs + clockOffsetMs(ctx.clock);
 }
 
-/** Where a wire call started, on the host's monotonic clock plus the test offset then. */
+/**
+ * Where a wire call started: the host's monotonic clock and the test offset then; for a plain
+ * test clock (no `offsetMs`, a virtual time line) also that clock's own reading, so elapsed
+ * virtual time is measured exactly instead of through the host's millisecond-truncated wall clock.
+ */
 export interface WireStart {
   readonly perfMs: number;
   readonly offsetMs: number;
+  readonly clockMs: number | null;
+}
+
+/** The test offset now, and a plain clock's own reading taken with it (no database read). */
+function offsetSample(clock: Clock): { readonly offsetMs: number; readonly clockMs: number | null } {
+  if (clock === systemClock || clock.offsetMs !== undefined)
+    return { offsetMs: clockOffsetMs(clock), clockMs: null };
+  const clockMs = clock.now().getTime();
+  return { offsetMs: clockMs - Date.now(), clockMs };
 }
 
 /** Marks the start of a wire call (no database read). */
 export function startWire(ctx: Pick<EngineContext, "clock">): WireStart {
-  return { perfMs: performance.now(), offsetMs: clockOffsetMs(ctx.clock) };
+  return { perfMs: performance.now(), ...offsetSample(ctx.clock) };
 }
 
 /**
@@ -48,22 +61,35 @@ export function startWire(ctx: Pick<EngineContext, "clock">): WireStart {
  * deadline if that is later — a call that ended early by a dropped connection or a 5xx may
  * still be worked on by the destination until then. One database read, taken when the call
  * has ended. See docs/engine.md, "The absence rule".
+ *
+ * It errs late, never early: the call's elapsed time is measured up to an instant taken
+ * BEFORE the database read, and the database clock is read after it, so neither the read's
+ * own latency, a slow return nor its millisecond truncation can place the horizon before the instant the destination could
+ * really still commit (a horizon too early is an ABSENT read counted too soon: a false LOST).
+ * Decisions compare it with `engineNowMs`, which errs the other way (its offset is taken after
+ * the read), so time measured between the two is never overstated.
  */
 export async function commitHorizonMs(
   ctx: Pick<EngineContext, "db" | "clock">,
   start: WireStart,
   deadlineMs: number,
 ): Promise<number> {
-  let endMs: number;
+  const perfEndMs = performance.now();
+  const end = offsetSample(ctx.clock);
+  let dbEndMs: number;
   try {
-    endMs = await engineNowMs(ctx);
+    dbEndMs = await databaseNowMs(ctx.db);
   } catch {
     // The database is unreachable right now (the receipt write will retry or forfeit the
     // lease): the host clock stands in, so the unknown outcome is still recorded. Recovery's
     // own receipt, if it comes to that, carries the database's recorded_at instead.
-    endMs = Date.now() + clockOffsetMs(ctx.clock);
+    dbEndMs = Date.now();
   }
-  const elapsedMs = performance.now() - start.perfMs + (clockOffsetMs(ctx.clock) - start.offsetMs);
-  const startMs = endMs - elapsedMs;
-  return Math.max(endMs, startMs + deadlineMs);
+  // +1: the database reading is truncated to the millisecond (Date.parse), the elapsed time is not.
+  const endMs = dbEndMs + 1 + end.offsetMs;
+  const elapsedMs =
+    start.clockMs !== null && end.clockMs !== null
+      ? end.clockMs - start.clockMs
+      : perfEndMs - start.perfMs + (end.offsetMs - start.offsetMs);
+  return Math.ceil(Math.max(endMs, endMs - elapsedMs + deadlineMs));
 }

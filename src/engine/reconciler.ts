@@ -77,22 +77,26 @@ function trailingIndeterminate(probes: readonly ProbeRow[]): number {
 }
 
 /**
- * One status probe and what follows from it. `previous` is the latest earlier probe. `atMs`
- * pins the decision time (the zero-gap re-read reuses the first read's, so it is due exactly).
+ * One status probe and what follows from it. `previous` is the latest earlier probe.
+ * `judgedAtMs` is the time the caller already judged this probe due at: the probe's own time,
+ * read after the status call, is never taken as earlier than that (time does not run
+ * backwards; two readings of the test offset around a database read can, by the read's
+ * latency), so a re-read judged due is counted as the due re-read it is. The zero-gap re-read
+ * passes the first read's time, so it is due exactly.
  */
 async function probeOnce(
   step: Step,
   key: ChosenKey,
   probes: readonly ProbeRow[],
   pauseAfterProbe: boolean,
-  atMs?: number,
+  judgedAtMs: number,
 ): Promise<ReconcileOutcome> {
   const { ctx, record, execution, entry } = step;
   const effectId = record.effectId;
   const previous = probes[probes.length - 1];
   const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
   // Database time (plus a test offset), like the claimed_at it is compared with (engine-time).
-  const nowMs = atMs ?? (await engineNowMs(ctx));
+  const nowMs = Math.max(await engineNowMs(ctx), judgedAtMs);
   const base = {
     executionId: execution.executionId,
     adapterId: record.adapterId,
@@ -352,5 +356,5 @@ export async function reconcileEffect(
       client_ref_field: entry.declaration.client_ref_field,
     });
   }
-  return probeOnce(step, key, probes, true);
+  return probeOnce(step, key, probes, true, nowMs);
 }
