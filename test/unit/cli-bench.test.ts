@@ -5,7 +5,7 @@
  * shared machine), and an analysis printed as JSON.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -158,5 +158,45 @@ describe("irrevon bench analyze", () => {
     const missing = childCli(["bench", "analyze", "--results", file, "--c1-margin", "0.005"]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain("'--margin <rate>'");
+  });
+});
+
+describe("irrevon bench freeze / holdout", () => {
+  it("freeze --verify: exit 3 and every reason as JSON while nothing is registered", async () => {
+    const out = await cli(["bench", "freeze", "--stage", "A", "--verify", "--json"]);
+    expect(out.status).toBe(3);
+    const doc = JSON.parse(out.stdout) as { verified: boolean; reasons: string[]; stage: string };
+    expect(doc).toMatchObject({ stage: "A", verified: false });
+    expect(doc.reasons[0]).toContain("no registration at docs/registrations/stage-a-v1/registration.json");
+  });
+
+  it("freeze --draft-out writes a draft that does not verify, and never overwrites", async () => {
+    const draft = join(work, "draft", "registration.json");
+    expect((await cli(["bench", "freeze", "--stage", "B", "--draft-out", draft])).status).toBe(0);
+    expect(readFileSync(draft, "utf8")).toContain('"REQUIRED-HUMAN"');
+    const again = await cli(["bench", "freeze", "--stage", "B", "--draft-out", draft, "--json"]);
+    expect(again.status).toBe(2);
+    expect(again.stdout).toContain("--draft-out");
+  });
+
+  it("freeze refuses a bad stage and a missing mode with exit 2, naming the flag", async () => {
+    expect((await cli(["bench", "freeze", "--stage", "C", "--verify"])).status).toBe(2);
+    const neither = await cli(["bench", "freeze", "--stage", "A", "--json"]);
+    expect(neither.status).toBe(2);
+    expect(neither.stdout).toContain("--draft-out");
+  });
+
+  it("holdout inside the repository: exit 4, nothing written; outside: the commitment", async () => {
+    const inside = join(root, "bench", "holdout-cli-test");
+    const refused = await cli(["bench", "holdout", "--out", inside, "--master-seed", "a".repeat(64), "--json"]);
+    expect(refused.status).toBe(4);
+    expect(existsSync(inside)).toBe(false);
+    const outside = join(work, "holdout");
+    const made = await cli(["bench", "holdout", "--out", outside, "--master-seed", "a".repeat(64), "--json"]);
+    expect(made.status).toBe(0);
+    const doc = JSON.parse(made.stdout) as { commitment: { plaintext_root_hash: string } };
+    expect(doc.commitment.plaintext_root_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(existsSync(join(outside, "archive-manifest.json"))).toBe(true);
+    expect((await cli(["bench", "holdout", "--out", join(work, "h2"), "--master-seed", "xyz"])).status).toBe(2);
   });
 });

@@ -15,10 +15,10 @@ import type { Queryable } from "../../src/db/db.js";
 function slowClockDb(returnDelayMs: number): { db: Queryable } {
   return {
     db: {
-      async query<R>(): Promise<{ rows: R[] }> {
+      async query<R>(): Promise<{ rows: R[]; rowCount: number }> {
         const at = new Date(Date.now()).toISOString();
         await new Promise((resolve) => setTimeout(resolve, returnDelayMs));
-        return { rows: [{ now: at } as R] };
+        return { rows: [{ now: at } as R], rowCount: 1 };
       },
     } as Queryable,
   };

@@ -8,7 +8,7 @@
  *   naming the flag.
  *
  * `analyze` also takes `--worst-cell-gate` and then prints the kill verdict with its inputs.
- * `run`, `smoke` and `report` live in bench-run.ts. All logic lives in src/bench; these files
+ * `run`, `smoke` and `report` live in bench-run.ts; `freeze` and `holdout` in bench-integrity.ts. All logic lives in src/bench; these files
  * parse flags and print. Imports: bench, cli/{output,read-input,commands/bench-run}.
  */
 import type { Command } from "commander";
@@ -24,6 +24,7 @@ import { IrrevonError } from "../../core/errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
 import { parseJsonText, readInputText } from "../read-input.js";
+import { registerIntegrityCommands } from "./bench-integrity.js";
 import { registerRunCommands, requiredRate } from "./bench-run.js";
 
 /** Where the committed dev split lives, relative to the working directory. */
@@ -218,4 +219,5 @@ export function register(program: Command): void {
     .option("--json", "print a JSON document on stdout instead of the human form on stderr")
     .action((flags: AnalyzeFlags) => analyze(flags));
   registerRunCommands(bench, DEFAULT_FIXTURES_DIR);
+  registerIntegrityCommands(bench);
 }
