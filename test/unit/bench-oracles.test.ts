@@ -12,7 +12,7 @@ import type { ArmScoringFlags, ScoredTrial } from "../../src/bench/metrics/score
 import { crossCheckMetrics } from "../../src/bench/oracles/cross-check.js";
 import { buildHistory, checkHistoryDocument } from "../../src/bench/oracles/history.js";
 import { readBack, type ReadbackResult } from "../../src/bench/oracles/readback.js";
-import type { TrialReportPort } from "../../src/bench/runner/arm-port.js";
+import type { TrialReport } from "../../src/bench/arms/arm.js";
 import { scoredTrials, scoreRun } from "../../src/bench/runner/score-run.js";
 import { canonicalDigest, type TruthEffect } from "../../src/refdest/index.js";
 
@@ -55,7 +55,7 @@ const effects = [
   effect(params(3)),
   effect({ x: 1 }, "oob"),
 ];
-const reports: TrialReportPort[] = [
+const reports: TrialReport[] = [
   {
     trial_index: 0,
     arm_outcome: "committed",
