@@ -18,7 +18,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REAL_BACKEND } from "../../src/bench/runner/real-backend.js";
-import { collectResults, runMatrix, type MatrixSummary } from "../../src/bench/runner/run-matrix.js";
+import {
+  collectResults,
+  runMatrix,
+  type MatrixSummary,
+} from "../../src/bench/runner/run-matrix.js";
 import type { ResultDocument } from "../../src/bench/runner/run-slot.js";
 import { TEST_PG_URL } from "../support/bench-units.js";
 
@@ -43,14 +47,26 @@ function result(cell: string, arm: string): ResultDocument {
   return r;
 }
 const count = (cell: string, arm: string, metric: string): number | null =>
-  (result(cell, arm).metrics as unknown as Record<string, { numerator: number | null }>)[metric]?.numerator ?? null;
+  (result(cell, arm).metrics as unknown as Record<string, { numerator: number | null }>)[metric]
+    ?.numerator ?? null;
 const mark = (cell: string, arm: string, metric: string): string | null =>
-  (result(cell, arm).metrics as unknown as Record<string, { mark: string | null }>)[metric]?.mark ?? null;
+  (result(cell, arm).metrics as unknown as Record<string, { mark: string | null }>)[metric]?.mark ??
+  null;
 
 async function run(fixturesDir: string, cells: string[], arms: string[]): Promise<void> {
   const outDir = mkdtempSync(join(tmpdir(), "irrevon-bench-must-show-"));
   summaries.push(
-    await runMatrix({ fixturesDir, outDir, arms, cells, replicates: [0], backend: REAL_BACKEND, postgresUrl: TEST_PG_URL, root: process.cwd(), env: {} }),
+    await runMatrix({
+      fixturesDir,
+      outDir,
+      arms,
+      cells,
+      replicates: [0],
+      backend: REAL_BACKEND,
+      postgresUrl: TEST_PG_URL,
+      root: process.cwd(),
+      env: {},
+    }),
   );
   for (const r of collectResults(outDir)) {
     results.set(`${r.cell_id}|${r.arm}`, r);
@@ -67,12 +83,15 @@ describe("bench must-show rows, from the runner's scored output", { timeout: 180
   afterAll(() => REAL_BACKEND.finish?.());
 
   it("every slot ran once and is VALID, its history consistent with its metrics", () => {
-    expect(summaries.map((s) => [s.slots, s.runs_valid, s.runs_invalid, s.unresolved_slots.length])).toEqual([
+    expect(
+      summaries.map((s) => [s.slots, s.runs_valid, s.runs_invalid, s.unresolved_slots.length]),
+    ).toEqual([
       [20, 20, 0, 0],
       [2, 2, 0, 0],
       [3, 3, 0, 0],
     ]);
-    for (const r of results.values()) expect(r.history?.["cross_check"], r.run_id).toBe("CONSISTENT");
+    for (const r of results.values())
+      expect(r.history?.["cross_check"], r.run_id).toBe("CONSISTENT");
   });
 
   it("on every C2 cell R has 0 duplicates, 0 lost legitimate effects and 0 false suppressions", () => {
@@ -80,7 +99,12 @@ describe("bench must-show rows, from the runner's scored output", { timeout: 180
       expect(count(cell, R, "duplicate_effect_rate"), cell).toBe(0);
       expect(count(cell, R, "lost_legitimate_effect_rate"), cell).toBe(0);
       expect(count(cell, R, "false_suppression_rate"), cell).toBe(0);
-      expect(result(cell, R).oracle_readback["per_intent_effect_counts"], cell).toEqual({ "0": 1, "1": 1, "2": 1, "3": 1 });
+      expect(result(cell, R).oracle_readback["per_intent_effect_counts"], cell).toEqual({
+        "0": 1,
+        "1": 1,
+        "2": 1,
+        "3": 1,
+      });
     }
   });
 
@@ -90,7 +114,8 @@ describe("bench must-show rows, from the runner's scored output", { timeout: 180
 
   it("on the read-lag and re-plan cells B6 and the composite duplicate while R does not", () => {
     for (const cell of [C2("read-lag"), C2("agent-replan")]) {
-      for (const arm of ["B6", COMPOSITE]) expect(count(cell, arm, "duplicate_effect_rate"), `${arm} ${cell}`).toBe(FAULTED);
+      for (const arm of ["B6", COMPOSITE])
+        expect(count(cell, arm, "duplicate_effect_rate"), `${arm} ${cell}`).toBe(FAULTED);
       expect(count(cell, R, "duplicate_effect_rate"), cell).toBe(0);
     }
   });
@@ -99,7 +124,12 @@ describe("bench must-show rows, from the runner's scored output", { timeout: 180
     const cell = C2("new-intent");
     expect(count(cell, "B1", "lost_legitimate_effect_rate")).toBe(FAULTED);
     expect(count(cell, "B1", "duplicate_effect_rate")).toBe(0);
-    expect(result(cell, "B1").oracle_readback["per_intent_effect_counts"]).toEqual({ "0": 1, "1": 0, "2": 1, "3": 0 });
+    expect(result(cell, "B1").oracle_readback["per_intent_effect_counts"]).toEqual({
+      "0": 1,
+      "1": 0,
+      "2": 1,
+      "3": 0,
+    });
     for (const arm of ["B5", "B6", COMPOSITE, R]) {
       expect(count(cell, arm, "lost_legitimate_effect_rate"), arm).toBe(0);
       expect(count(cell, arm, "duplicate_effect_rate"), arm).toBe(0);
@@ -125,18 +155,32 @@ describe("bench must-show rows, from the runner's scored output", { timeout: 180
     }
     expect(count(C3_EXT, R, "duplicate_effect_rate")).toBe(0);
     expect(count(C3_EXT, R, "human_review_rate")).toBe(FAULTED);
-    expect(result(C3_EXT, R).trials.map((t) => t.arm_outcome)).toEqual(["committed", "escalated", "committed", "escalated"]);
+    expect(result(C3_EXT, R).trials.map((t) => t.arm_outcome)).toEqual([
+      "committed",
+      "escalated",
+      "committed",
+      "escalated",
+    ]);
   });
 
   it("the runner's read-back attributed the new-intent orders by client reference, none ambiguous", () => {
     const cell = C2("new-intent");
-    for (const [arm, effects] of [["B1", 2], ["B5", 4], [R, 4]] as const) {
+    for (const [arm, effects] of [
+      ["B1", 2],
+      ["B5", 4],
+      [R, 4],
+    ] as const) {
       expect(result(cell, arm).oracle_readback["ambiguous_attributions"], arm).toBe(0);
-      const history = JSON.parse(readFileSync(join(runDirs.get(`${cell}|${arm}`) as string, "history.json"), "utf8")) as {
+      const history = JSON.parse(
+        readFileSync(join(runDirs.get(`${cell}|${arm}`) as string, "history.json"), "utf8"),
+      ) as {
         events: { kind: string; attributed_by?: string }[];
       };
       const created = history.events.filter((e) => e.kind === "destination:effect-created");
-      expect(created.map((e) => e.attributed_by), arm).toEqual(Array<string>(effects).fill("client-ref"));
+      expect(
+        created.map((e) => e.attributed_by),
+        arm,
+      ).toEqual(Array<string>(effects).fill("client-ref"));
     }
   });
 });

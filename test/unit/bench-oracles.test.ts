@@ -26,7 +26,11 @@ const schedule = doc<FaultSchedule>("fs_dev.c2.responselost.irre.r0");
 const LEDGER: ArmScoringFlags = { ambiguityConcept: true, classifies: true, sendsStableKey: true };
 
 let seq = 0;
-function effect(payload: unknown, via: "api" | "oob" = "api", clientRef: string | null = null): TruthEffect {
+function effect(
+  payload: unknown,
+  via: "api" | "oob" = "api",
+  clientRef: string | null = null,
+): TruthEffect {
   seq += 1;
   return {
     destination_ref: `dest_${seq}`,
@@ -123,8 +127,16 @@ describe("ground-truth read-back", () => {
   it("equal payloads of two trials: the client reference's trial decides; without it, or outside the candidates, ambiguous", () => {
     // Trial 1 is a different order with trial 0's parameters (the extension's new-intent cell).
     const trials = workload.trials.map((t, i) => (i === 1 ? { ...t, parameters: params(0) } : t));
-    const sent = [effect(params(0), "api", "ref-a"), effect(params(0), "api", "ref-b"), effect(params(0), "api", "ref-c")];
-    const refs = new Map([["ref-a", 0], ["ref-b", 1], ["ref-c", 2]]);
+    const sent = [
+      effect(params(0), "api", "ref-a"),
+      effect(params(0), "api", "ref-b"),
+      effect(params(0), "api", "ref-c"),
+    ];
+    const refs = new Map([
+      ["ref-a", 0],
+      ["ref-b", 1],
+      ["ref-c", 2],
+    ]);
     const rb = readBack(sent, trials, null, refs);
     expect(rb.rows.map((r) => [r.attributed_intent, r.attributed_by, r.ambiguous])).toEqual([
       ["0", "client-ref", false],

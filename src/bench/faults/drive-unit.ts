@@ -85,7 +85,11 @@ export function unitSeedOf(workload: Pick<Workload, "seed">): number {
 /** Starts the unit's reference destination with its cell's profile (tier, read lag). */
 export async function openUnitDestination(workload: Workload): Promise<UnitDestination> {
   const profile = refdestProfileFor(workload.cell);
-  const refdest = new Refdest({ tier: profile.tier, seed: unitSeedOf(workload), lagSeconds: profile.lagSeconds });
+  const refdest = new Refdest({
+    tier: profile.tier,
+    seed: unitSeedOf(workload),
+    lagSeconds: profile.lagSeconds,
+  });
   const server = await startRefdestServer(refdest, { port: 0 });
   return {
     tier: profile.tier,
@@ -99,7 +103,12 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
 
 function armCrashed(trialIndex: number, action: string, reason?: string): TrialReport {
   const entry = reason === undefined ? { at: 0, action } : { at: 0, action, reason };
-  return { trial_index: trialIndex, arm_outcome: "arm-crashed", dispatch_attempted: false, detail: { log: [entry] } };
+  return {
+    trial_index: trialIndex,
+    arm_outcome: "arm-crashed",
+    dispatch_attempted: false,
+    detail: { log: [entry] },
+  };
 }
 
 /** Drives every trial of a unit through one arm against its destination; see the file header. */
@@ -122,7 +131,8 @@ export async function driveTrials(input: DriveTrialsInput): Promise<DrivenTrials
       postgresUrl: input.postgresUrl,
     });
   } catch (e) {
-    for (const t of workload.trials) record(armCrashed(t.trial_index, "arm-crashed", `beginUnit: ${message(e)}`), null);
+    for (const t of workload.trials)
+      record(armCrashed(t.trial_index, "arm-crashed", `beginUnit: ${message(e)}`), null);
     return { reports, trialRefs };
   }
   try {
@@ -130,11 +140,15 @@ export async function driveTrials(input: DriveTrialsInput): Promise<DrivenTrials
       const injections = schedule.injections.filter((i) => i.trial_index === trial.trial_index);
       const fault = injections[0]?.fault ?? null;
       if (injections.some((i) => i.fault === "crash-before-persist")) {
-        record(armCrashed(trial.trial_index, "crash-before-persist: the runner never called the arm"), fault);
+        record(
+          armCrashed(trial.trial_index, "crash-before-persist: the runner never called the arm"),
+          fault,
+        );
         continue;
       }
       await destination.control.schedule([], { replace: true });
-      for (const injection of injections) await installFault(destination.control, injection, destination.tier);
+      for (const injection of injections)
+        await installFault(destination.control, injection, destination.tier);
       const episode = episodeFor(trial, injections, input.variants, {
         workload_id: workload.workload_id,
         effect_class: workload.cell.effect_class,
@@ -149,7 +163,8 @@ export async function driveTrials(input: DriveTrialsInput): Promise<DrivenTrials
         if (seen.has(effect.destination_ref)) continue;
         seen.add(effect.destination_ref);
         const ref = effect.client_ref;
-        if (ref !== null && ref !== "" && !trialRefs.has(ref)) trialRefs.set(ref, trial.trial_index);
+        if (ref !== null && ref !== "" && !trialRefs.has(ref))
+          trialRefs.set(ref, trial.trial_index);
       }
       record(report, fault);
     }

@@ -15,10 +15,7 @@ import {
 import { reportCompensation } from "../oracles/history.js";
 
 /** Fixture truth joined with each trial's report (a trial without a report is `arm-crashed`). */
-export function scoredTrials(
-  workload: Workload,
-  reports: readonly TrialReport[],
-): ScoredTrial[] {
+export function scoredTrials(workload: Workload, reports: readonly TrialReport[]): ScoredTrial[] {
   const byIndex = new Map(reports.map((r) => [r.trial_index, r]));
   return workload.trials.map((t) => {
     const r = byIndex.get(t.trial_index);
