@@ -81,7 +81,13 @@ describe.skipIf(SKIP)("bench report page in chromium", () => {
         b5Arm: "B5",
         c1Arms: ["B5"],
       },
-      { wall_time_s: 1.5, slots: 24, environment_digest: null, manifest_root_hash: null },
+      {
+        wall_time_s: 1.5,
+        slots: 24,
+        environment_digest: null,
+        manifest_root_hash: null,
+        manifest_id: "mf_dev.v1",
+      },
     );
     writeReportFiles(dir, report);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

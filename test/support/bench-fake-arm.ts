@@ -1,36 +1,44 @@
 /**
  * test/support/bench-fake-arm — a tiny stand-in for the arms (the runner's tests must not
- * depend on them): "fake-naive" sends every episode's parameters to the destination and, under
- * a response-lost fault, sends them again (a fresh-reference retry, so it duplicates);
- * "fake-careful" sends once and claims `unique`. Faults are enacted by the arm itself, so
- * `installFault` only records what it was asked. Not a test file.
+ * depend on them), driven by the runner through the same trial driver as the real arms, so the
+ * destination enacts the faults: "fake-naive" sends every episode's parameters and, when the
+ * response is lost (the socket closes after the commit), sends them again under a fresh
+ * reference (so it duplicates); "fake-careful" sends once and claims `unique`. With
+ * `breakHistory`, each arm puts a directory where its slot's `history.json` goes when the unit
+ * begins: the runner cannot write the history document, a harness failure. Not a test file.
  */
-import type {
-  ArmDriverPort,
-  EpisodePort,
-  TrialReportPort,
-} from "../../src/bench/runner/arm-port.js";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { ArmDriver, Episode, TrialReport } from "../../src/bench/arms/arm.js";
 import type { BenchBackend } from "../../src/bench/runner/run-slot.js";
 
-function fakeArm(id: "fake-naive" | "fake-careful"): ArmDriverPort {
+type FakeId = "fake-naive" | "fake-careful";
+
+function fakeArm(id: FakeId, breakHistory: boolean): ArmDriver<FakeId> {
   let baseUrl = "";
-  const send = async (episode: EpisodePort, attempt: number): Promise<void> => {
-    const res = await fetch(`${baseUrl}/effects`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        effect_type: episode.effect_type,
-        payload: episode.parameters,
-        client_ref: `${id}-t${episode.trial_index}-n${attempt}`,
-      }),
-    });
-    await res.text();
+  /** One send; false when the response never arrived. */
+  const send = async (episode: Episode, attempt: number): Promise<boolean> => {
+    try {
+      const res = await fetch(`${baseUrl}/effects`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          effect_type: episode.effect_type,
+          payload: episode.parameters,
+          client_ref: `${id}-t${episode.trial_index}-n${attempt}`,
+        }),
+      });
+      await res.text();
+      return true;
+    } catch {
+      return false;
+    }
   };
   const careful = id === "fake-careful";
   return {
     spec: {
       id,
-      version: "0.0.1",
+      version: "0.0.2",
       realWorld: "test stand-in",
       knownDeviations: [],
       config: { id },
@@ -39,11 +47,12 @@ function fakeArm(id: "fake-naive" | "fake-careful"): ArmDriverPort {
     },
     beginUnit: async (context) => {
       baseUrl = context.destination.baseUrl;
+      if (breakHistory) mkdirSync(join(context.workDir, "..", "history.json"), { recursive: true });
     },
-    runEpisode: async (episode): Promise<TrialReportPort> => {
+    runEpisode: async (episode): Promise<TrialReport> => {
       const log = [{ at: 1, action: "send" }];
-      await send(episode, 1);
-      if (!careful && episode.fault === "response-lost") {
+      const answered = await send(episode, 1);
+      if (!careful && !answered) {
         await send(episode, 2);
         log.push({ at: 2, action: "retry" });
       }
@@ -58,33 +67,7 @@ function fakeArm(id: "fake-naive" | "fake-careful"): ArmDriverPort {
   };
 }
 
-/** A backend over the two fake arms. `failInstall` makes every fault installation throw. */
-export function fakeBackend(options: { failInstall?: boolean } = {}): BenchBackend {
-  return {
-    createArm: (id) => fakeArm(id as "fake-naive" | "fake-careful"),
-    installFault: async () => {
-      if (options.failInstall === true) throw new Error("refdest control unreachable (test)");
-    },
-    profileFor: (cell) => ({ tier: cell.tier, lagSeconds: 0 }),
-    episodeFor: (trial, injections, variants) => {
-      const injection = injections.find((i) => i.trial_index === trial.trial_index);
-      void variants;
-      return {
-        trial_index: trial.trial_index,
-        stable_ids: trial.stable_ids,
-        effect_type: trial.effect_type,
-        effect_class: "IRREVERSIBLE",
-        scope: trial.scope,
-        parameters: trial.parameters,
-        authority_ref: trial.authority_ref,
-        fault: injection?.fault ?? null,
-        retries: injection?.param.retries ?? 0,
-        resynth_parameters: null,
-        resynth_stable_ids: null,
-        authority_expired: false,
-        branch_cancelled: false,
-        branch_ref: null,
-      };
-    },
-  };
+/** A backend over the two fake arms. */
+export function fakeBackend(options: { breakHistory?: boolean } = {}): BenchBackend {
+  return { createArm: (id) => fakeArm(id as FakeId, options.breakHistory === true) };
 }

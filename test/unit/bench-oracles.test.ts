@@ -1,6 +1,8 @@
 /**
  * IrrevonBench oracles: the ground-truth read-back attributes by digest, then by stable-id
- * projection (exactly one match; ambiguous ⇒ declined and orphan; oob never attributed); the
+ * projection (exactly one match; ambiguous ⇒ declined and orphan; oob never attributed), and
+ * a payload naming several intents (equal parameters of two trials: the new-intent fault) by
+ * the trial during which its client reference first reached the destination; the
  * causal history re-derives all eight metrics; and for EACH metric a mutation that corrupts
  * its input (and only its input) makes the cross-check fire on exactly that metric.
  */
@@ -12,7 +14,7 @@ import type { ArmScoringFlags, ScoredTrial } from "../../src/bench/metrics/score
 import { crossCheckMetrics } from "../../src/bench/oracles/cross-check.js";
 import { buildHistory, checkHistoryDocument } from "../../src/bench/oracles/history.js";
 import { readBack, type ReadbackResult } from "../../src/bench/oracles/readback.js";
-import type { TrialReportPort } from "../../src/bench/runner/arm-port.js";
+import type { TrialReport } from "../../src/bench/arms/arm.js";
 import { scoredTrials, scoreRun } from "../../src/bench/runner/score-run.js";
 import { canonicalDigest, type TruthEffect } from "../../src/refdest/index.js";
 
@@ -24,12 +26,16 @@ const schedule = doc<FaultSchedule>("fs_dev.c2.responselost.irre.r0");
 const LEDGER: ArmScoringFlags = { ambiguityConcept: true, classifies: true, sendsStableKey: true };
 
 let seq = 0;
-function effect(payload: unknown, via: "api" | "oob" = "api"): TruthEffect {
+function effect(
+  payload: unknown,
+  via: "api" | "oob" = "api",
+  clientRef: string | null = null,
+): TruthEffect {
   seq += 1;
   return {
     destination_ref: `dest_${seq}`,
     effect_type: "order.create",
-    client_ref: null,
+    client_ref: clientRef,
     created_at: `2026-07-21T00:00:${String(seq).padStart(2, "0")}Z`,
     status: "created",
     n: seq,
@@ -55,7 +61,7 @@ const effects = [
   effect(params(3)),
   effect({ x: 1 }, "oob"),
 ];
-const reports: TrialReportPort[] = [
+const reports: TrialReport[] = [
   {
     trial_index: 0,
     arm_outcome: "committed",
@@ -117,6 +123,34 @@ describe("ground-truth read-back", () => {
     expect(rb.ambiguous_attributions).toBe(1);
     expect(rb.orphan_effect_count).toBe(1);
     expect(rb.rows[0]?.attributed_intent).toBeNull();
+  });
+  it("equal payloads of two trials: the client reference's trial decides; without it, or outside the candidates, ambiguous", () => {
+    // Trial 1 is a different order with trial 0's parameters (the extension's new-intent cell).
+    const trials = workload.trials.map((t, i) => (i === 1 ? { ...t, parameters: params(0) } : t));
+    const sent = [
+      effect(params(0), "api", "ref-a"),
+      effect(params(0), "api", "ref-b"),
+      effect(params(0), "api", "ref-c"),
+    ];
+    const refs = new Map([
+      ["ref-a", 0],
+      ["ref-b", 1],
+      ["ref-c", 2],
+    ]);
+    const rb = readBack(sent, trials, null, refs);
+    expect(rb.rows.map((r) => [r.attributed_intent, r.attributed_by, r.ambiguous])).toEqual([
+      ["0", "client-ref", false],
+      ["1", "client-ref", false],
+      [null, null, true],
+    ]);
+    expect(rb.per_intent_effect_counts).toEqual({ "0": 1, "1": 1, "2": 0, "3": 0 });
+    expect(rb.ambiguous_attributions).toBe(1);
+    const blind = readBack(sent.slice(0, 2), trials, null);
+    expect(blind.rows.map((r) => r.attributed_intent)).toEqual([null, null]);
+    expect(blind.orphan_effect_count).toBe(2);
+    // A payload naming one intent never consults the reference (the dev split's read-back).
+    const single = readBack([effect(params(3), "api", "ref-a")], workload.trials, null, refs);
+    expect(single.rows[0]).toMatchObject({ attributed_intent: "3", attributed_by: "digest" });
   });
   it("never attributes an out-of-band effect even with a trial's exact payload", () => {
     const rb = readBack([effect(params(0), "oob")], workload.trials, null);

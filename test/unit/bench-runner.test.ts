@@ -65,7 +65,7 @@ describe("bench runner", () => {
       ...base,
       outDir,
       arms: ["fake-careful"],
-      backend: fakeBackend({ failInstall: true }),
+      backend: fakeBackend({ breakHistory: true }),
     });
     expect(s).toMatchObject({
       ran: 0,
@@ -88,7 +88,7 @@ describe("bench runner", () => {
     };
     expect(third.replaces_run_id).toBe(dirs[1]);
     expect(third.validity.invalid_class).toBe("harness-corruption");
-    expect(third.validity.evidence[0]).toContain("refdest control unreachable");
+    expect(third.validity.evidence[0]).toMatch(/^harness error: EISDIR.*history\.json/);
     expect(third.metrics["duplicate_effect_rate"]?.mark).toBe("N/A");
   });
 

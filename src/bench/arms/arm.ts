@@ -35,9 +35,12 @@ export const ARM_IDS = [
 ] as const;
 export type ArmId = (typeof ARM_IDS)[number];
 
-/** What an arm is, for the run manifest (`config_digest = canonicalDigest(config)`). */
-export interface ArmSpec {
-  readonly id: ArmId;
+/**
+ * What an arm is, for the run manifest (`config_digest = canonicalDigest(config)`). `Id` is
+ * an id of the registry; the runner takes any string (its tests drive small stand-in arms).
+ */
+export interface ArmSpec<Id extends string = ArmId> {
+  readonly id: Id;
   readonly version: string;
   readonly flags: ArmScoringFlags;
   /** One line: the real-world practice the arm stands for. */
@@ -110,8 +113,8 @@ export interface TrialReport {
 }
 
 /** One arm for one unit. */
-export interface ArmDriver {
-  readonly spec: ArmSpec;
+export interface ArmDriver<Id extends string = ArmId> {
+  readonly spec: ArmSpec<Id>;
   beginUnit(context: ArmUnitContext): Promise<void>;
   runEpisode(episode: Episode): Promise<TrialReport>;
   endUnit(): Promise<void>;

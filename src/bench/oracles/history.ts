@@ -5,7 +5,7 @@
  * project's history checker (testing/trial-history-checker `checkTrialHistory`). The v2 document also
  * carries the tier, fault and arm flags so that ALL EIGHT metrics can be re-derived from the
  * history alone (the reference checked five); see cross-check.ts.
- * Imports: testing/history-checker, testing/trial-history-checker, bench/fixtures, bench/oracles/readback, bench/runner/arm-port.
+ * Imports: testing/history-checker, testing/trial-history-checker, bench/fixtures, bench/oracles/readback, bench/arms/arm (types).
  */
 import { countByInvariant, type HistoryInvariant } from "../../testing/history-checker.js";
 import {
@@ -13,11 +13,11 @@ import {
   type TrialHistoryVerdict,
   type TrialTruthFact,
 } from "../../testing/trial-history-checker.js";
+import type { TrialReport } from "../arms/arm.js";
 import { artifactDigest } from "../fixtures/artifact-bytes.js";
 import type { Injection, Workload } from "../fixtures/documents.js";
 import type { FaultKind, Tier } from "../fault-model.js";
 import type { ArmScoringFlags } from "../metrics/score-unit.js";
-import type { TrialReportPort } from "../runner/arm-port.js";
 import type { ReadbackResult } from "./readback.js";
 
 export const HISTORY_FORMAT = "irrevonbench/history/v2";
@@ -105,7 +105,7 @@ export interface HistoryDocument {
 
 /** `detail.compensation` of a report when it has the expected shape, else null. */
 export function reportCompensation(
-  report: TrialReportPort,
+  report: TrialReport,
 ): { attempted: boolean; correct: boolean } | null {
   const c = report.detail["compensation"] as { attempted?: unknown; correct?: unknown } | undefined;
   return c !== undefined && typeof c.attempted === "boolean" && typeof c.correct === "boolean"
@@ -118,7 +118,7 @@ export interface HistoryInput {
   readonly injections: readonly Injection[];
   readonly armId: string;
   readonly flags: ArmScoringFlags;
-  readonly reports: readonly TrialReportPort[];
+  readonly reports: readonly TrialReport[];
   readonly readback: ReadbackResult;
 }
 

@@ -143,7 +143,7 @@ export function renderHtml(r: ReportDocument): string {
     "<title>IrrevonBench report</title>",
     `<style>${STYLE}</style></head><body>`,
     "<h1>IrrevonBench report</h1>",
-    `<p>Labels: <strong>${esc(r.labels.join(", "))}</strong>. Bench wall time: <strong>${esc(wall)}</strong> for ${r.run.slots ?? "?"} slots. Runs: ${r.accounting.runs} (${r.accounting.valid} VALID, ${r.accounting.invalid} INVALID, kept and excluded from rates).</p>`,
+    `<p>Labels: <strong>${esc(r.labels.join(", "))}</strong>. Bench wall time: <strong>${esc(wall)}</strong> for ${r.run.slots ?? "?"} slots. Runs: ${r.accounting.runs} (${r.accounting.valid} VALID, ${r.accounting.invalid} INVALID, kept and excluded from rates). Fixture split: <strong>${esc(r.run.manifest_id ?? "?")}</strong> (every chart below is from this split).</p>`,
     "<h2>Verdicts</h2>",
     verdicts,
     "<h2>Paired differences (R − comparator, 95% CI; shaded: ±δ)</h2>",
@@ -152,7 +152,7 @@ export function renderHtml(r: ReportDocument): string {
       `<h2>${esc(m)} per arm per cell (95% Wilson)</h2>`,
       rateChart(r, m),
     ]),
-    '<p class="note">Synthetic reference destination, dev split: a dry run of the rules, not evidence about any real destination. Rates are fault-conditional.</p>',
+    `<p class="note">Synthetic reference destination, split ${esc(r.run.manifest_id ?? "?")}: a dry run of the rules, not evidence about any real destination. Rates are fault-conditional.</p>`,
     "</body></html>",
     "",
   ].join("\n");

@@ -17,7 +17,7 @@ export function renderMarkdown(r: ReportDocument): string {
     "",
     `- bench wall time: ${r.run.wall_time_s === null ? "not recorded (re-rendered)" : `${r.run.wall_time_s.toFixed(1)} s`} for ${r.run.slots ?? "?"} slots`,
     `- runs: ${r.accounting.runs} (${r.accounting.valid} VALID, ${r.accounting.invalid} INVALID${r.accounting.invalid > 0 ? `: ${r.accounting.invalid_run_ids.join(", ")}` : ""}); INVALID runs are kept and excluded from rates`,
-    `- fixtures root hash: ${r.run.manifest_root_hash ?? "?"}; environment digest: ${r.run.environment_digest ?? "?"}`,
+    `- fixture split: ${r.run.manifest_id ?? "?"} (every table below is from this split); root hash: ${r.run.manifest_root_hash ?? "?"}; environment digest: ${r.run.environment_digest ?? "?"}`,
     "",
     "## Verdicts",
     "",
@@ -46,7 +46,7 @@ export function renderMarkdown(r: ReportDocument): string {
   out.push(
     "## Limits",
     "",
-    "Synthetic reference destination, dev split (2 seeds, 4 trials per workload): a dry run of the rules, not evidence about any real destination. Fault-conditional rates: they say what happens when a fault is injected, not how often faults occur.",
+    `Synthetic reference destination, split ${r.run.manifest_id ?? "?"} (2 seeds, 4 trials per workload): a dry run of the rules, not evidence about any real destination. Fault-conditional rates: they say what happens when a fault is injected, not how often faults occur.`,
     "",
   );
   return out.join("\n");

@@ -36,6 +36,8 @@ export interface ReportDocument {
     readonly slots: number | null;
     readonly environment_digest: string | null;
     readonly manifest_root_hash: string | null;
+    /** The fixture split the runs are from (its manifest id); null when not recorded. */
+    readonly manifest_id: string | null;
   };
   readonly accounting: {
     readonly runs: number;

@@ -40,11 +40,13 @@ export function rerenderReport(dir: string, inputs: ReportInputs): ReportDocumen
     );
   }
   const results = parseRunResults(JSON.parse(readFileSync(path, "utf8")));
-  const run = previousReport(dir)?.run ?? {
-    wall_time_s: null,
-    slots: null,
-    environment_digest: null,
-    manifest_root_hash: null,
+  const prior = previousReport(dir)?.run;
+  const run = {
+    wall_time_s: prior?.wall_time_s ?? null,
+    slots: prior?.slots ?? null,
+    environment_digest: prior?.environment_digest ?? null,
+    manifest_root_hash: prior?.manifest_root_hash ?? null,
+    manifest_id: prior?.manifest_id ?? null,
   };
   const report = buildReport(results, inputs, run);
   writeReportFiles(dir, report);

@@ -186,7 +186,7 @@ const HISTORY = obj({
           destination_seq: INT,
           destination_ref: NE,
           intent_key: nullable(NE),
-          attributed_by: nullable({ enum: ["digest", "projection"] }),
+          attributed_by: nullable({ enum: ["digest", "projection", "client-ref"] }),
           ambiguous: BOOL,
           via: NE,
         }),

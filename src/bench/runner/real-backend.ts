@@ -1,15 +1,11 @@
 /**
- * bench/runner/real-backend — wires the runner to the real arms and faults (src/bench/arms,
- * src/bench/faults). Refuses an unknown arm id naming the known ones.
- * Imports: core/errors, bench/{arms,faults,runner}.
+ * bench/runner/real-backend — wires the runner to the real arms (src/bench/arms). Refuses an
+ * unknown arm id naming the known ones. Imports: core/errors, bench/{arms,runner}.
  */
 import { IrrevonError } from "../../core/errors.js";
-import { ARM_IDS, type ArmId } from "../arms/arm.js";
+import { ARM_IDS, type ArmDriver, type ArmId } from "../arms/arm.js";
 import { settleUnitDatabaseDrops } from "../arms/reference-engine.js";
 import { createArm } from "../arms/registry.js";
-import { episodeFor } from "../faults/episode.js";
-import { installFault, refdestProfileFor } from "../faults/install-fault.js";
-import type { ArmDriverPort } from "./arm-port.js";
 import type { BenchBackend } from "./run-slot.js";
 
 /** True when `id` names an arm of the registry. */
@@ -19,7 +15,7 @@ export function isArmId(id: string): id is ArmId {
 
 /** The backend over the registry's arms. */
 export const REAL_BACKEND: BenchBackend = {
-  createArm(id: string): ArmDriverPort {
+  createArm(id: string): ArmDriver<string> {
     if (!isArmId(id)) {
       throw new IrrevonError(
         "usage",
@@ -31,9 +27,6 @@ export const REAL_BACKEND: BenchBackend = {
     }
     return createArm(id);
   },
-  installFault: (control, injection, tier) => installFault(control, injection, tier),
-  episodeFor: (trial, injections, variants, unit) => episodeFor(trial, injections, variants, unit),
-  profileFor: (cell) => refdestProfileFor(cell),
   // R keeps one ledger per process across units and drops unit databases in the background.
   finish: () => settleUnitDatabaseDrops(),
 };

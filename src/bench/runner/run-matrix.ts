@@ -74,10 +74,16 @@ export interface MatrixSummary {
   readonly wall_time_s: number;
   readonly environment_digest: string;
   readonly manifest_root_hash: string;
+  /** The fixture split's manifest id (`mf_dev.v1`, `mf_ext.v1`): which split the runs are from. */
+  readonly manifest_id: string;
 }
 
 /** The split's units (workload + schedule + variants), sorted by cell and replicate. */
-export function loadUnits(fixturesDir: string): { plans: UnitPlan[]; rootHash: string } {
+export function loadUnits(fixturesDir: string): {
+  plans: UnitPlan[];
+  rootHash: string;
+  manifestId: string;
+} {
   const split = loadSplit(fixturesDir);
   if (split.manifest === undefined || split.problems.length > 0) {
     throw new IrrevonError(
@@ -115,7 +121,7 @@ export function loadUnits(fixturesDir: string): { plans: UnitPlan[]; rootHash: s
     manifestRootHash: manifest.root_hash,
     masterSeed: manifest.master_seed ?? "",
   }));
-  return { plans, rootHash: manifest.root_hash };
+  return { plans, rootHash: manifest.root_hash, manifestId: manifest.manifest_id };
 }
 
 /** Reads every attempt's result in a results directory, sorted by run id. */
@@ -155,7 +161,7 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixSummary> 
   const env = options.env ?? process.env;
   const killAfter =
     env[KILL_AFTER_SLOT_ENV] === undefined ? undefined : Number(env[KILL_AFTER_SLOT_ENV]);
-  const { plans, rootHash } = loadUnits(options.fixturesDir);
+  const { plans, rootHash, manifestId } = loadUnits(options.fixturesDir);
   const selected = plans.filter(
     (p) =>
       (options.cells === undefined || options.cells.includes(p.workload.cell_id)) &&
@@ -217,5 +223,6 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixSummary> 
     wall_time_s: Math.round(performance.now() - started) / 1000,
     environment_digest: environment.environment_digest,
     manifest_root_hash: rootHash,
+    manifest_id: manifestId,
   };
 }

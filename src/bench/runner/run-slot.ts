@@ -8,13 +8,14 @@
  *   (`replaces_run_id`), same seed;
  * - after three INVALID attempts the slot is `unresolved-slot` (reported, never dropped).
  *
- * One attempt: seed check, a fresh reference destination, reset verification (empty truth),
- * the write-ahead run manifest, every trial in order (fault installed, episode run, report
- * appended to `journal.jsonl`), then the read-back, the metrics, the history, the cross-check
- * of all eight metrics, and `result.json` last. Every document is schema-validated before it is
+ * One attempt: seed check, a fresh reference destination with the cell's profile, reset
+ * verification (empty truth), the write-ahead run manifest, every trial in order through
+ * bench/faults/drive-unit `driveTrials` (the same code the strength locks run; each report is
+ * appended to `journal.jsonl` as its trial ends), then the read-back, the metrics, the history,
+ * the cross-check of all eight metrics, and `result.json` last. Every document is schema-validated before it is
  * written. An arm's own failure is VALID and scored (`arm-crashed`); only seed mismatch, a
  * non-empty destination, metric/history divergence or an interrupted attempt make a run INVALID.
- * Imports: node, refdest, bench/{fault-model,fixtures,metrics,oracles,runner}.
+ * Imports: node, bench/{arms (types),faults,fixtures,metrics,oracles,runner}.
  */
 import {
   appendFileSync,
@@ -26,22 +27,16 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../../core/canonical.js";
-import { Refdest, RefdestControlClient, startRefdestServer } from "../../refdest/index.js";
-import { cellSlug, type Cell, type EffectClass, type Tier } from "../fault-model.js";
+import type { ArmDriver } from "../arms/arm.js";
+import { driveTrials, openUnitDestination, type UnitDocuments } from "../faults/drive-unit.js";
+import { cellSlug } from "../fault-model.js";
 import { artifactDigest } from "../fixtures/artifact-bytes.js";
-import type {
-  FaultSchedule,
-  Injection,
-  VariantSet,
-  Workload,
-  WorkloadTrial,
-} from "../fixtures/documents.js";
-import { deriveUnitSeed, unitSeed31 } from "../fixtures/seeds.js";
+import type { Workload } from "../fixtures/documents.js";
+import { deriveUnitSeed } from "../fixtures/seeds.js";
 import { emptyCell, METRIC_KEYS, type MetricTable } from "../metrics/metric-cells.js";
 import { crossCheckMetrics, type CrossCheckDiscrepancy } from "../oracles/cross-check.js";
 import { buildHistory, checkHistoryDocument } from "../oracles/history.js";
 import { readBack } from "../oracles/readback.js";
-import type { ArmDriverPort, EpisodePort, TrialReportPort } from "./arm-port.js";
 import { checkedText, RUNNER_FORMATS, type InvalidClass } from "./documents.js";
 import type { EnvironmentRecord } from "./environment.js";
 import { scoredTrials, scoreRun } from "./score-run.js";
@@ -50,26 +45,17 @@ export const MAX_ATTEMPTS = 3;
 export const HARNESS_VERSION = "irrevon-bench-runner/2";
 const EPOCH = "1970-01-01T00:00:00.000Z";
 
-/** What the runner needs besides fixtures: the arms and the fault installer (contract). */
+/**
+ * What the runner needs besides fixtures: the arms. Destination, faults and episodes are not
+ * pluggable: the runner drives trials exactly as the strength locks do (bench/faults).
+ */
 export interface BenchBackend {
-  createArm(id: string): ArmDriverPort;
-  installFault(control: RefdestControlClient, injection: Injection, tier: Tier): Promise<void>;
-  episodeFor(
-    trial: WorkloadTrial,
-    injections: readonly Injection[],
-    variants: VariantSet | null,
-    unit: { readonly workload_id: string; readonly effect_class: EffectClass },
-  ): EpisodePort;
-  /** The destination profile of a cell (tier, read lag in seconds). */
-  profileFor(cell: Cell): { readonly tier: Tier; readonly lagSeconds: number };
+  createArm(id: string): ArmDriver<string>;
   /** Releases what the arms keep across units (shared ledgers, databases); once per run. */
   finish?(): Promise<void>;
 }
 
-export interface UnitPlan {
-  readonly workload: Workload;
-  readonly schedule: FaultSchedule;
-  readonly variants: VariantSet | null;
+export interface UnitPlan extends UnitDocuments {
   readonly manifestRootHash: string;
   readonly masterSeed: string;
 }
@@ -251,11 +237,9 @@ async function runAttempt(
   const seedOk =
     deriveUnitSeed(plan.masterSeed, workload.cell_id, workload.replicate_index) === seed;
   const arm = ctx.backend.createArm(armId);
-  const server = await startRefdestServer(
-    new Refdest({ tier: workload.cell.tier, seed: unitSeed31(seed) }),
-  );
+  const destination = await openUnitDestination(workload);
   try {
-    const control = new RefdestControlClient(server.url, server.controlToken);
+    const { control } = destination;
     const before = await control.truth();
     const resetVerified = before.effects.length === 0;
     const manifest = {
@@ -317,9 +301,30 @@ async function runAttempt(
         `destination held ${before.effects.length} effect(s) before the run`,
       );
 
-    const reports = await driveArm(arm, plan, ctx, control, server.url, runId, dir);
+    const journal = join(dir, "journal.jsonl");
+    const { reports, trialRefs } = await driveTrials({
+      ...plan,
+      driver: arm,
+      destination,
+      workDir: join(dir, "arm-work"),
+      postgresUrl: ctx.postgresUrl,
+      onTrial: (report, fault) => {
+        appendFileSync(
+          journal,
+          checkedText({
+            format: RUNNER_FORMATS.journalLine,
+            run_id: runId,
+            trial_index: report.trial_index,
+            fault,
+            report,
+          }),
+        );
+        if (report.trial_index === workload.trials[0]?.trial_index)
+          ctx.onPoint?.("after-first-journal-line");
+      },
+    });
     const truth = await control.truth();
-    const readback = readBack(truth.effects, workload.trials, variants);
+    const readback = readBack(truth.effects, workload.trials, variants, trialRefs);
     const trials = scoredTrials(workload, reports);
     const metrics = scoreRun(workload, arm.spec.flags, trials, readback);
     const history = buildHistory({
@@ -416,84 +421,6 @@ async function runAttempt(
     writeAtomic(join(dir, "result.json"), checkedText(r));
     return r;
   } finally {
-    await server.close();
+    await destination.close();
   }
-}
-
-async function driveArm(
-  arm: ArmDriverPort,
-  plan: UnitPlan,
-  ctx: SlotContext,
-  control: RefdestControlClient,
-  url: string,
-  runId: string,
-  dir: string,
-): Promise<TrialReportPort[]> {
-  const { workload, schedule, variants } = plan;
-  const tier = workload.cell.tier;
-  const reports: TrialReportPort[] = [];
-  const crashed = (i: number, why: string): TrialReportPort => ({
-    trial_index: i,
-    arm_outcome: "arm-crashed",
-    dispatch_attempted: false,
-    detail: { log: [{ at: 0, action: "arm-crashed", reason: why }] },
-  });
-  let begun = true;
-  try {
-    await arm.beginUnit({
-      unitSeed: unitSeed31(BigInt(workload.seed)),
-      cell: workload.cell,
-      destination: { tier, baseUrl: url },
-      workDir: join(dir, "arm-work"),
-      postgresUrl: ctx.postgresUrl,
-    });
-  } catch (e) {
-    begun = false;
-    for (const t of workload.trials)
-      reports.push(
-        crashed(t.trial_index, `beginUnit: ${e instanceof Error ? e.message : String(e)}`),
-      );
-  }
-  for (const trial of begun ? workload.trials : []) {
-    const injections = schedule.injections.filter((i) => i.trial_index === trial.trial_index);
-    const injection = injections[0];
-    let report: TrialReportPort;
-    if (injections.some((i) => i.fault === "crash-before-persist")) {
-      // The process dies before anything durable: the arm is never called (reference §2.2).
-      report = {
-        trial_index: trial.trial_index,
-        arm_outcome: "arm-crashed",
-        dispatch_attempted: false,
-        detail: {
-          log: [{ at: 0, action: "crash-before-persist: the runner never called the arm" }],
-        },
-      };
-    } else {
-      await control.schedule([], { replace: true });
-      for (const i of injections) await ctx.backend.installFault(control, i, tier);
-      const episode = ctx.backend.episodeFor(trial, injections, variants, {
-        workload_id: workload.workload_id,
-        effect_class: workload.cell.effect_class,
-      });
-      try {
-        report = await arm.runEpisode(episode);
-      } catch (e) {
-        report = crashed(trial.trial_index, e instanceof Error ? e.message : String(e));
-      }
-    }
-    reports.push(report);
-    appendFileSync(
-      join(dir, "journal.jsonl"),
-      checkedText({
-        format: RUNNER_FORMATS.journalLine,
-        run_id: runId,
-        trial_index: trial.trial_index,
-        fault: injection?.fault ?? null,
-        report,
-      }),
-    );
-    if (reports.length === 1) ctx.onPoint?.("after-first-journal-line");
-  }
-  if (begun) await arm.endUnit().catch(() => undefined);
-  return reports;
 }

@@ -1,8 +1,9 @@
 /**
  * bench/runner/score-run — joins a workload's truth with an arm's trial reports and the
  * read-back into the metrics module's input, and scores the run. Imports: bench/fixtures,
- * bench/metrics, bench/oracles, bench/runner/arm-port.
+ * bench/metrics, bench/oracles, bench/arms/arm (types).
  */
+import type { TrialReport } from "../arms/arm.js";
 import type { Workload } from "../fixtures/documents.js";
 import type { MetricTable } from "../metrics/metric-cells.js";
 import {
@@ -12,13 +13,9 @@ import {
   type ScoredTrial,
 } from "../metrics/score-unit.js";
 import { reportCompensation } from "../oracles/history.js";
-import type { TrialReportPort } from "./arm-port.js";
 
 /** Fixture truth joined with each trial's report (a trial without a report is `arm-crashed`). */
-export function scoredTrials(
-  workload: Workload,
-  reports: readonly TrialReportPort[],
-): ScoredTrial[] {
+export function scoredTrials(workload: Workload, reports: readonly TrialReport[]): ScoredTrial[] {
   const byIndex = new Map(reports.map((r) => [r.trial_index, r]));
   return workload.trials.map((t) => {
     const r = byIndex.get(t.trial_index);

@@ -129,7 +129,7 @@ export function killVerdict(analysis: Analysis, runs: readonly RunResult[], gate
     };
   });
   const statements: string[] = [
-    "non-confirmatory: dev split on the synthetic reference destination (S-REF); it never feeds a confirmatory claim.",
+    "non-confirmatory: fixtures on the synthetic reference destination (S-REF); it never feeds a confirmatory claim.",
   ];
   const same = rows.filter((x) => x.indistinguishable).map((x) => x.metric);
   if (same.length > 0)

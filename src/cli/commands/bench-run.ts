@@ -162,6 +162,7 @@ async function run(flags: RunFlags): Promise<void> {
     slots: summary.slots,
     environment_digest: summary.environment_digest,
     manifest_root_hash: summary.manifest_root_hash,
+    manifest_id: summary.manifest_id,
   });
   const files = writeReportFiles(flags.out, report);
   const verdicts = report.analyses.map((a) => renderVerdict(a.verdict)).join("\n");
