@@ -149,7 +149,11 @@ export async function startRefdestServer(
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 20_000;
-  server.keepAliveTimeout = 5_000;
+  // Idle keep-alive sockets live longer than any client's own idle timeout (undici keeps one
+  // for the advertised timeout minus 1 s): a client whose event loop was blocked for a few
+  // seconds (an embedded database opening) must not reuse a socket this side already closed
+  // ("fetch failed: other side closed"). close() still ends idle sockets at once (Node ≥ 19).
+  server.keepAliveTimeout = 65_000;
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
     refdest.noteRejected();
     if (err.code === "ECONNRESET" || !socket.writable) {
