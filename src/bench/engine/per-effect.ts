@@ -21,7 +21,7 @@ import {
   type GuardedPath,
 } from "./bench-effects.js";
 import { measureCommitFloor, type CommitFloor } from "./commit-floor.js";
-import { countingDb } from "./counting-db.js";
+import { countingDb, type DbCounts } from "./counting-db.js";
 import { readServerCounters, serverDeltas, type ServerDeltas } from "./server-stats.js";
 import { elapsedMs, summarize, type LatencySummary } from "./stats.js";
 import { writeMap, writesBetween } from "./write-transactions.js";
@@ -98,21 +98,25 @@ async function measurePath(
     statementsInTransactions: 0,
     standaloneStatements: 0,
   });
+  let counts: DbCounts;
+  let writes: ReturnType<typeof writesBetween>;
   try {
     for (let i = 0; i < options.effects; i++) {
       const t = process.hrtime.bigint();
       await guardedEffect(engine, benchContract(tag, i), path);
       guarded.push(elapsedMs(t));
     }
+    // Counted before the engine closes: its lease release at close belongs to no effect, as
+    // its lease registration at open does not (renewals during the loop are counted).
+    counts = { ...counting.counts };
+    writes = writesBetween(before, await writeMap(db.root));
   } finally {
     await engine.close();
     if (db.url !== null) await appDb.close();
   }
-  const counts = { ...counting.counts };
   // Closing ended the engine's sessions; a backend flushes its statistics as it exits.
   await settle();
   const serverAfter = await readServerCounters(db.root, db.backend);
-  const writes = writesBetween(before, await writeMap(db.root));
   const n = options.effects;
   const server = serverDeltas(serverBefore, serverAfter, n);
   return {
