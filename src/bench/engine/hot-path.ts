@@ -14,7 +14,12 @@ import {
   createPostgresBenchDatabase,
   type BenchDatabase,
 } from "./bench-database.js";
-import { benchContract, openBenchEngine, zeroLatencyAdapter } from "./bench-effects.js";
+import {
+  benchContract,
+  guardedEffect,
+  openBenchEngine,
+  zeroLatencyAdapter,
+} from "./bench-effects.js";
 import { countingDb, type DbCounts } from "./counting-db.js";
 import { writeMap, writesBetween } from "./write-transactions.js";
 
@@ -60,12 +65,7 @@ export async function sendCleanEffect(
       throw new Error(`hot-path run() did not commit: ${JSON.stringify(result)}`);
     return;
   }
-  const outcome =
-    mode === "fused"
-      ? (await engine.registerAndDispatch(contract)).dispatch
-      : await engine.dispatch((await engine.register(contract)).effectId);
-  if (outcome.status !== "dispatched" || outcome.lifecycle !== "SETTLED_COMMITTED")
-    throw new Error(`hot-path effect did not commit: ${JSON.stringify(outcome)}`);
+  await guardedEffect(engine, contract, mode);
 }
 
 /**

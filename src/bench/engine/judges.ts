@@ -32,16 +32,20 @@ export function roundTripsOf(p: PerEffectResult): number {
   return p.commitsPerEffect.roundTrips;
 }
 
+/** The path the per-effect goals are judged on, as named in the rows. */
+export const JUDGED_PATH = "registerAndDispatch";
+
 /** Clean guarded effect: commits, round trips, cost vs the in-run floor and vs Python. */
 export function judgeCleanEffect(run: MeasuredRun): Target[] {
   const out: Target[] = [];
   for (const r of run.perEffect) {
     const c = r.commitsPerEffect;
+    const at = `${r.backend}, ${JUDGED_PATH}`;
     const shape =
       `${fmt(c.transactions, 2)} explicit transactions, ${fmt(c.statementsInTransactions, 2)} statements inside them, ` +
       `${fmt(c.standaloneStatements, 2)} standalone statements per effect`;
     out.push({
-      name: `durable commits per clean effect (${r.backend})`,
+      name: `durable commits per clean effect (${at})`,
       target: "≤ 2",
       measured: `${fmt(c.durableLedger, 2)} ledger + ${fmt(c.leaseOnly, 2)} lease upkeep`,
       met: c.durable <= 2,
@@ -53,42 +57,48 @@ export function judgeCleanEffect(run: MeasuredRun): Target[] {
     });
     const rt = roundTripsOf(r);
     out.push({
-      name: `round trips per clean effect (${r.backend})`,
+      name: `round trips per clean effect (${at})`,
       target: "≤ 4",
       measured: `${fmt(rt, 2)} (driver count: statements + BEGIN/COMMIT)`,
       met: rt <= 4,
-      ...(rt <= 4 ? {} : { explanation: `${shape}; every statement is a round trip` }),
+      ...(rt <= 4
+        ? {}
+        : {
+            explanation:
+              `${shape}; every statement is a round trip, and so are the BEGIN and COMMIT that hold ` +
+              `the registration and the claim in one transaction (the gate decides in the engine between them)`,
+          }),
     });
     const twoCommits = 2 * r.floor.durableInsert.medianMs;
     const ratio = r.guarded.medianMs / twoCommits;
     out.push({
-      name: `guarded-effect cost vs two durable commits (${r.backend})`,
+      name: `guarded-effect cost vs two durable commits (${at})`,
       target: "median ≤ 3 × (2 × single-row insert commit)",
       measured: `${fmt(r.guarded.medianMs)} ms vs 3 × ${fmt(twoCommits)} ms (ratio ${fmt(ratio, 2)}×)`,
       met: r.guarded.medianMs <= 3 * twoCommits,
       ...(r.guarded.medianMs <= 3 * twoCommits
         ? {}
         : {
-            explanation: `${fmt(rt, 1)} round trips and ${fmt(c.durable, 1)} durable commits per effect against a floor of 2 commits; ${loadNote(run)}`,
+            explanation: `${fmt(rt, 1)} round trips and ${fmt(c.durable, 1)} durable commits per effect against a floor of 2 commits; ${serverWork(r)}; ${loadNote(run)}`,
           }),
     });
     const goalMs = PYTHON_BASELINE.cleanEffectMs / 5;
     const speedup = PYTHON_BASELINE.cleanEffectMs / r.guarded.medianMs;
     out.push({
-      name: `clean guarded effect vs the Python engine (${r.backend})`,
+      name: `clean guarded effect vs the Python engine (${at})`,
       target: `≥ 5× Python (${PYTHON_BASELINE.cleanEffectMs} ms/effect): median ≤ ${fmt(goalMs, 2)} ms`,
       measured: `${fmt(r.guarded.medianMs)} ms (${fmt(speedup, 2)}× Python)`,
       met: r.guarded.medianMs <= goalMs,
       ...(r.guarded.medianMs <= goalMs
         ? {}
         : {
-            explanation: `${fmt(rt, 1)} round trips per effect at a median single-row commit of ${fmt(r.floor.durableInsert.medianMs)} ms in this run; ${loadNote(run)}`,
+            explanation: `${fmt(rt, 1)} round trips per effect at a median single-row commit of ${fmt(r.floor.durableInsert.medianMs)} ms in this run; ${serverWork(r)}; ${loadNote(run)}`,
           }),
     });
     if (r.commitsPerEffect.server !== null) {
       const s = r.commitsPerEffect.server;
       out.push({
-        name: `server-counted commits and WAL per clean effect (${r.backend})`,
+        name: `server-counted commits and WAL per clean effect (${at})`,
         target: "reported (no goal)",
         measured:
           `xact_commit ${fmt(s.xactCommit, 2)}, rollbacks ${fmt(s.xactRollback, 2)}, WAL records ${s.walRecords === null ? "n/a" : fmt(s.walRecords, 1)}, ` +
@@ -96,8 +106,29 @@ export function judgeCleanEffect(run: MeasuredRun): Target[] {
         met: null,
       });
     }
+    const t = r.twoCall;
+    const tc = t.commitsPerEffect;
+    out.push({
+      name: `clean guarded effect as two calls, register then dispatch (${r.backend})`,
+      target: `reported (no goal: the goals above are judged on ${JUDGED_PATH}; two calls commit the registration on its own)`,
+      measured:
+        `${fmt(t.guarded.medianMs)} ms median (${fmt(t.guarded.medianMs / twoCommits, 2)}× two durable commits, ` +
+        `${fmt(PYTHON_BASELINE.cleanEffectMs / t.guarded.medianMs, 2)}× Python); ${fmt(tc.durable, 2)} durable commits, ` +
+        `${fmt(tc.roundTrips, 2)} round trips`,
+      met: null,
+    });
   }
   return out;
+}
+
+/** What the database does per effect besides its commits, for the explanations. */
+function serverWork(r: PerEffectResult): string {
+  return (
+    "each step is a PL/pgSQL call running tens of statements (irrevon_claim_inputs, the gate's " +
+    "one read, runs twice: at registration and again under the claim's locks; see " +
+    `docs/architecture.md "Where a guarded effect's time goes")` +
+    (r.backend === "pglite" ? ", on an embedded database that runs them in WebAssembly" : "")
+  );
 }
 
 /** Many workers: rising to the core count, and the best against the in-run commit limit. */

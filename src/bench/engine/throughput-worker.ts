@@ -2,7 +2,8 @@
  * bench/engine/throughput-worker — one engine process of the throughput run. Opens the engine
  * on the Postgres database in IRREVON_BENCH_DB_URL with its own zero-latency destination,
  * warms up, prints `READY`, waits for `GO` on stdin, then registers and dispatches its own
- * effects (each in its own slot) for IRREVON_BENCH_DURATION_MS and prints
+ * effects now (`registerAndDispatch`, the path the per-effect goals are judged on; each effect
+ * in its own slot) for IRREVON_BENCH_DURATION_MS and prints
  * `RESULT {"effects","errors","latenciesMs"}`. IRREVON_BENCH=1 is set by the parent, so a
  * crash hook left armed refuses to start. Run with `node --import tsx`. Imports: bench.
  */
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
     zeroLatencyAdapter(Number(worker) + 1),
     `bench-${tag}`,
   );
-  for (let i = 0; i < 20; i++) await guardedEffect(engine, benchContract(`${tag}-warm`, i));
+  for (let i = 0; i < 20; i++)
+    await guardedEffect(engine, benchContract(`${tag}-warm`, i), "fused");
   process.stdout.write("READY\n");
   const lines = createInterface({ input: process.stdin });
   await new Promise<void>((resolve) => lines.once("line", () => resolve()));
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
   for (let i = 0; elapsedMs(started) < durationMs; i++) {
     const t = process.hrtime.bigint();
     try {
-      await guardedEffect(engine, benchContract(tag, i));
+      await guardedEffect(engine, benchContract(tag, i), "fused");
       latencies.push(elapsedMs(t));
     } catch {
       errors += 1;
