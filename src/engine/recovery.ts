@@ -175,8 +175,13 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
 
   // Drained after the whole scan, so a re-dispatch never overtakes an unadjudicated record.
   // Also picks up LOST findings an online reconcile created earlier.
+  // Without any grant nothing can be re-dispatched (autoRedispatchLost would only read the
+  // finding and its record to answer not_granted): nothing to queue.
   const granted = Object.keys(ctx.config.autoRedispatch);
-  const queue = new Set([...lostFindings, ...(await listOpenLostFindings(ctx.db, granted))]);
+  const queue =
+    granted.length === 0
+      ? new Set<number>()
+      : new Set([...lostFindings, ...(await listOpenLostFindings(ctx.db, granted))]);
   let redispatched = 0;
   for (const findingId of queue) {
     try {
