@@ -27,7 +27,14 @@ export function clockOffsetMs(clock: Clock): number {
 
 /** Effective now in epoch milliseconds: database now plus the clock's test offset. */
 export async function engineNowMs(ctx: Pick<EngineContext, "db" | "clock">): Promise<number> {
-  const dbNowMs = await databaseNowMs(ctx.db);
+  return engineTimeOf(ctx, await databaseNowMs(ctx.db));
+}
+
+/**
+ * Effective time of a database clock reading the caller already holds (read with other facts in
+ * one statement, e.g. ledger/reconcile-inputs): that reading plus the test offset, taken now.
+ */
+export function engineTimeOf(ctx: Pick<EngineContext, "clock">, dbNowMs: number): number {
   return dbNowMs + clockOffsetMs(ctx.clock);
 }
 

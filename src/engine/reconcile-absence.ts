@@ -22,8 +22,8 @@
  * Every input is in the ledger, so any process applies the same rule later. Imports: core, db,
  * ledger, adapters, engine.
  */
-import { listAttemptHorizons, type AttemptHorizon } from "../ledger/commit-horizons.js";
-import { leaseVerdict } from "../ledger/worker-leases.js";
+import type { AttemptHorizon } from "../ledger/commit-horizons.js";
+import { judgeLease } from "../ledger/worker-leases.js";
 import { hasUnsettledCall } from "./call-adapter.js";
 import type { ReconcileStep } from "./reconcile-types.js";
 
@@ -39,7 +39,7 @@ function parsed(iso: string | null): number {
 }
 
 /** The horizon of one attempt with a receipt, or "unsettled". */
-async function horizonOf(step: ReconcileStep, a: AttemptHorizon): Promise<number | "unsettled"> {
+function horizonOf(step: ReconcileStep, a: AttemptHorizon): number | "unsettled" {
   // The stamped horizon is the engine's own measure (engine time) and wins when present.
   const stamped =
     a.commitHorizonAt === null
@@ -49,20 +49,23 @@ async function horizonOf(step: ReconcileStep, a: AttemptHorizon): Promise<number
   if (hasUnsettledCall(step.entry.adapter, a.operationId)) return "unsettled";
   if (a.callUnsettled && a.lastLateAt === null) {
     if (a.receiptWorkerId === null || a.receiptFencingToken === null) return horizon;
-    const verdict = await leaseVerdict(step.ctx.db, a.receiptWorkerId, a.receiptFencingToken);
+    const verdict = judgeLease(a.receiptLease, a.receiptFencingToken);
     if (verdict.isLive) return "unsettled";
     horizon = Math.max(horizon, parsed(verdict.expiresAt));
   }
   return horizon;
 }
 
-/** The execution's absence clock (see the file header). */
-export async function absenceClock(step: ReconcileStep): Promise<AbsenceClock> {
+/**
+ * The execution's absence clock (see the file header) from its attempts' horizon facts, read
+ * by the caller with the database clock in one statement (ledger/reconcile-inputs).
+ */
+export function absenceClock(step: ReconcileStep, horizons: readonly AttemptHorizon[]): AbsenceClock {
   let fromMs = Number.NEGATIVE_INFINITY;
   let attemptId: number | null = null;
-  for (const a of await listAttemptHorizons(step.ctx.db, step.execution.executionId)) {
+  for (const a of horizons) {
     if (a.receiptRecordedAt === null) return { kind: "unsettled", attemptId: a.attemptId };
-    const h = await horizonOf(step, a);
+    const h = horizonOf(step, a);
     if (h === "unsettled") return { kind: "unsettled", attemptId: a.attemptId };
     if (h > fromMs) {
       fromMs = h;

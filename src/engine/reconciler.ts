@@ -24,28 +24,34 @@
  *     lag is declared). Details and defaults: docs/engine.md, "The absence rule".
  *   - INDETERMINATE ⇒ park with exponential backoff (`next_due_at`); after
  *     `escalationBudget` in a row ⇒ escalated to a human.
+ * Statements: what a step decides on is read in ONE statement (ledger/reconcile-inputs; recovery
+ * passes it in, read for a whole page); after an ABSENT answer the database time, horizons and
+ * probes are read again in one statement (after a PRESENT or INDETERMINATE answer only the
+ * time); a probe that settles is written with the exit and the finding in one statement
+ * (settleWithProbe). With crash points armed the settling probe is written on its own first,
+ * so the seams between the probe and the settle (reconcile.pre_settle) stay reachable.
  * Imports: core, db, ledger, adapters, engine.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { LifecycleState } from "../core/state-tables.js";
-import {
-  listAttempts,
-  latestDestinationRef,
-  latestExecution,
-  findExecution,
-  requireRecord,
-} from "../ledger/read-records.js";
-import { listOpenAttempts } from "../ledger/open-work.js";
-import { listProbes, recordProbe, type ProbeRow } from "../ledger/record-probe.js";
+import { latestDestinationRef, latestExecution } from "../ledger/read-records.js";
+import { readOneReconcileInputs, type ReconcileInputs } from "../ledger/reconcile-inputs.js";
+import { recordProbe, type ProbeInput, type ProbeRow } from "../ledger/record-probe.js";
 import { listFindings } from "../ledger/resolve-finding.js";
 import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { callStatusQuery } from "./call-adapter.js";
 import type { EngineContext } from "./context.js";
 import { emit } from "./context.js";
-import { engineNowMs } from "./engine-time.js";
+import { engineNowMs, engineTimeOf } from "./engine-time.js";
 import { absenceClock } from "./reconcile-absence.js";
 import { strongestKey, sameKeys, type ChosenKey } from "./reconcile-keys.js";
-import { escalateExecution, LOST_RACE, settleAbsent, settlePresent } from "./reconcile-settle.js";
+import {
+  escalateExecution,
+  LOST_RACE,
+  settleAbsent,
+  settlePresent,
+  type SettleCitation,
+} from "./reconcile-settle.js";
 import { replayProbe } from "./replay-probe.js";
 import type { ReconcileOutcome, ReconcileStep as Step } from "./reconcile-types.js";
 
@@ -77,6 +83,38 @@ function trailingIndeterminate(probes: readonly ProbeRow[]): number {
 }
 
 /**
+ * How a settling probe is cited: written with the settle in one statement, or — with crash
+ * points armed — recorded first, then the seam, then the settle.
+ */
+async function settlingCitation(
+  step: Step,
+  probe: ProbeInput,
+  priorProbeIds: readonly number[],
+  pauseAfterProbe: boolean,
+): Promise<SettleCitation> {
+  const { ctx } = step;
+  if (!ctx.crash.armed) return { probe, priorProbeIds };
+  const probeId = await recordProbe(ctx.db, probe);
+  if (pauseAfterProbe) await ctx.crash.hit("reconcile.pre_settle");
+  return { probeIds: [...priorProbeIds, probeId] };
+}
+
+/** A probe just recorded, as the next read would return it. */
+function asRecorded(probeId: number, probe: ProbeInput): ProbeRow {
+  return {
+    probeId,
+    executionId: probe.executionId,
+    probeKind: probe.probeKind,
+    queryKeys: probe.queryKeys,
+    result: probe.result,
+    nFound: probe.result === "INDETERMINATE" ? null : probe.nFound,
+    destinationRefs: probe.destinationRefs,
+    queriedAt: probe.queriedAt,
+    evidence: probe.evidence,
+  };
+}
+
+/**
  * One status probe and what follows from it. `previous` is the latest earlier probe.
  * `judgedAtMs` is the time the caller already judged this probe due at: the probe's own time,
  * read after the status call, is never taken as earlier than that (time does not run
@@ -96,7 +134,15 @@ async function probeOnce(
   const previous = probes[probes.length - 1];
   const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
   // Database time (plus a test offset), like the claimed_at it is compared with (engine-time).
-  const nowMs = Math.max(await engineNowMs(ctx), judgedAtMs);
+  // After an ABSENT answer the absence rule's facts are read with it, in the same statement.
+  const fresh =
+    answer.result === "ABSENT" ? await readOneReconcileInputs(ctx.db, effectId) : null;
+  if (fresh !== null && fresh.latest?.executionId !== execution.executionId)
+    return settledView(ctx, effectId); // settled, and a later execution opened meanwhile
+  const nowMs = Math.max(
+    fresh === null ? await engineNowMs(ctx) : engineTimeOf(ctx, fresh.dbNowMs),
+    judgedAtMs,
+  );
   const base = {
     executionId: execution.executionId,
     adapterId: record.adapterId,
@@ -112,12 +158,11 @@ async function probeOnce(
   const common = { mode: step.mode, key_strength: key.strength, adapter_evidence: answer.evidence };
 
   if (answer.result === "PRESENT") {
-    const probeId = await recordProbe(ctx.db, { ...base, evidence: common });
-    if (pauseAfterProbe) await ctx.crash.hit("reconcile.pre_settle");
+    const cite = await settlingCitation(step, { ...base, evidence: common }, [], pauseAfterProbe);
     const settled = await settlePresent(ctx, {
       record,
       executionId: execution.executionId,
-      probeIds: [probeId],
+      cite,
       nFound: answer.nFound ?? 1,
       destinationRefs: answer.destinationRefs,
       actor: step.actor,
@@ -128,11 +173,10 @@ async function probeOnce(
       effectId,
       classification: settled.classification,
       cause: "reconciled_present",
-      probeIds: [probeId],
+      probeIds: settled.probeIds,
       findingId: settled.findingId,
     };
   }
-
   if (answer.result === "INDETERMINATE") {
     const k = trailingIndeterminate(probes) + 1;
     const delaySeconds = Math.min(
@@ -164,7 +208,7 @@ async function probeOnce(
 
   // ABSENT. It counts only once the declared lag has elapsed since the latest instant the
   // destination could still have committed any attempt (the absence rule, reconcile-absence).
-  const clock = await absenceClock(step);
+  const clock = absenceClock(step, fresh?.horizons ?? []);
   if (clock.kind === "unsettled") {
     await recordProbe(ctx.db, { ...base, evidence: { ...common, absence_not_counted: "call_unsettled" } });
     return { status: "in_flight", effectId, attemptId: clock.attemptId };
@@ -197,15 +241,16 @@ async function probeOnce(
     previous.evidence["lag_not_elapsed"] !== true &&
     sameKeys(previous.queryKeys, [key.stored]);
   if (isSecond) {
-    const probeId = await recordProbe(ctx.db, {
-      ...base,
-      evidence: { ...common, ...absenceEvidence, confirms_probe_id: previous.probeId },
-    });
-    const probeIds = [previous.probeId, probeId];
+    const cite = await settlingCitation(
+      step,
+      { ...base, evidence: { ...common, ...absenceEvidence, confirms_probe_id: previous.probeId } },
+      [previous.probeId],
+      false,
+    );
     const settled = await settleAbsent(ctx, {
       record,
       executionId: execution.executionId,
-      probeIds,
+      cite,
       lagDeclared: entry.statusLagSeconds !== null,
       actor: step.actor,
     });
@@ -214,26 +259,22 @@ async function probeOnce(
       status: "failed",
       effectId,
       cause: "reconciled_absent",
-      probeIds,
+      probeIds: settled.probeIds,
       findingId: settled.findingId,
       escalated: settled.escalated,
     };
   }
   const rereadNotBefore = iso(nowMs + ctx.config.rereadGapSeconds * 1000);
-  const probeId = await recordProbe(ctx.db, {
+  const first: ProbeInput = {
     ...base,
     evidence: { ...common, ...absenceEvidence, reread_not_before: rereadNotBefore },
-  });
+  };
+  const probeId = await recordProbe(ctx.db, first);
   if (pauseAfterProbe) await ctx.crash.hit("reconcile.pre_settle");
   if (ctx.config.rereadGapSeconds === 0) {
-    // A zero gap is due at once: take the second read now instead of waiting for a cycle.
-    return probeOnce(
-      step,
-      key,
-      await listProbes(ctx.db, execution.executionId, "reconcile_open"),
-      false,
-      nowMs,
-    );
+    // A zero gap is due at once: take the second read now instead of waiting for a cycle. The
+    // probes read with this answer's facts, and this one, are the list a re-read would return.
+    return probeOnce(step, key, [...(fresh?.probes ?? []), asRecorded(probeId, first)], false, nowMs);
   }
   emit(ctx, "ambiguous_parked", "info", {
     effect_id: effectId,
@@ -266,27 +307,44 @@ async function park(
   };
 }
 
-/** Reconciles the latest execution of `effectId` by one step (see the file header). */
+/**
+ * Reconciles the latest execution of `effectId` by one step (see the file header). `prefetched`
+ * is the effect's inputs when the caller read them already (recovery reads a page at once);
+ * without it they are read here, in one statement.
+ */
 export async function reconcileEffect(
   ctx: EngineContext,
   effectId: string,
   mode: "online" | "recovery" = "online",
+  prefetched?: ReconcileInputs,
 ): Promise<ReconcileOutcome> {
-  const record = await requireRecord(ctx.db, effectId);
-  const latest = await latestExecution(ctx.db, effectId);
+  let inputs = prefetched ?? (await readOneReconcileInputs(ctx.db, effectId));
+  const record = inputs.record;
+  if (record === null)
+    throw new IrrevonError(ErrorCode.not_found, "no effect record with this id", {
+      details: { effect_id: effectId },
+    });
+  const latest = inputs.latest;
   if (latest === null)
     throw new IrrevonError(ErrorCode.illegal_state, "effect record has no execution", {
       details: { effect_id: effectId },
     });
   if (!OPEN.includes(latest.frontier)) return settledView(ctx, effectId);
 
-  for (const attempt of await listOpenAttempts(ctx.db, latest.executionId)) {
+  for (const attempt of inputs.openAttempts) {
     const closed = await closeIfAbandoned(ctx, attempt);
     if (!closed.closed && closed.reason === "owner_live")
       return { status: "in_flight", effectId, attemptId: attempt.attemptId };
   }
-  const execution = await findExecution(ctx.db, latest.executionId);
-  if (execution === null || execution.frontier !== "AMBIGUOUS") return settledView(ctx, effectId);
+  // Closing (or finding closed) an open attempt changed the facts: read them again.
+  if (inputs.openAttempts.length > 0) inputs = await readOneReconcileInputs(ctx.db, effectId);
+  const execution = inputs.latest;
+  if (
+    execution === null ||
+    execution.executionId !== latest.executionId ||
+    execution.frontier !== "AMBIGUOUS"
+  )
+    return settledView(ctx, effectId);
 
   const entry = ctx.adapters.require(record.adapterId);
   const step: Step = {
@@ -303,12 +361,13 @@ export async function reconcileEffect(
   }
 
   // Never conclude anything while this process's own call for the attempt has not settled.
-  const clock = await absenceClock(step);
+  const clock = absenceClock(step, inputs.horizons);
   if (clock.kind === "unsettled")
     return { status: "in_flight", effectId, attemptId: clock.attemptId };
 
-  const nowMs = await engineNowMs(ctx);
-  const probes = await listProbes(ctx.db, execution.executionId, "reconcile_open");
+  // The database time read with the inputs (a page's read errs early: nothing is due sooner).
+  const nowMs = engineTimeOf(ctx, inputs.dbNowMs);
+  const probes = inputs.probes;
   const last = probes[probes.length - 1];
   const backoffDue = last?.result === "INDETERMINATE" ? evidenceTime(last, "next_due_at") : null;
   if (backoffDue !== null && backoffDue > nowMs) {
@@ -334,22 +393,21 @@ export async function reconcileEffect(
     };
   }
 
+  let destinationRef = inputs.destinationRef;
   const window = entry.idempotencyWindowSeconds;
   if (window !== null) {
-    const attempts = await listAttempts(ctx.db, execution.executionId);
-    const firstClaimMs = attempts[0] === undefined ? 0 : Date.parse(attempts[0].claimedAt);
+    // Attempts are in attempt order: the first is the execution's first claim.
+    const first = inputs.horizons[0];
+    const firstClaimMs = first === undefined ? 0 : Date.parse(first.claimedAt);
     if (nowMs - firstClaimMs <= window * 1000) {
       const replay = await replayProbe(step);
       if (replay !== null) return replay;
+      // The replay may have left a receipt (and a destination ref) of its own.
+      destinationRef = await latestDestinationRef(ctx.db, execution.executionId);
     }
   }
 
-  const key = strongestKey(
-    entry.declaration,
-    execution.operationId,
-    await latestDestinationRef(ctx.db, execution.executionId),
-    record.stableIds,
-  );
+  const key = strongestKey(entry.declaration, execution.operationId, destinationRef, record.stableIds);
   if (key === null) {
     return park(step, "no_covering_key", {
       queryable_by: entry.declaration.queryable.by,

@@ -12,7 +12,8 @@
  * At scale: the work is read in keyset pages of `recoveryPageSize` and up to
  * `recoveryConcurrency` items of a page run at once (engine/bounded-pool: each item to exactly
  * one lane, so one effect is reconciled at most once per run); one lane while crash points are
- * armed. Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
+ * armed. What every reconcile step of a page decides on is read for the page in one statement
+ * (ledger/reconcile-inputs). Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
  */
 import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
 import {
@@ -22,6 +23,7 @@ import {
   listOpenLostFindings,
   recordRecoveryRun,
 } from "../ledger/open-work.js";
+import { readReconcileInputs, type ReconcileInputs } from "../ledger/reconcile-inputs.js";
 import { auditSettledEffect } from "./audit-settled.js";
 import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { autoRedispatchLost } from "./auto-redispatch.js";
@@ -136,10 +138,10 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
     }
   };
   // Tallied as each lane finishes (outcomes are in completion order), then the seam.
-  const reconcileOne = async (effectId: string): Promise<void> => {
+  const reconcileOne = async (effectId: string, inputs?: ReconcileInputs): Promise<void> => {
     let outcome: ReconcileOutcome;
     try {
-      outcome = await reconcileEffect(ctx, effectId, "recovery");
+      outcome = await reconcileEffect(ctx, effectId, "recovery", inputs);
     } catch (e) {
       if (!isStale(e)) fail("reconcile", e, { effectId });
       return;
@@ -155,7 +157,17 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
       seen.add(execution.effectId);
       fresh.push(execution.effectId);
     }
-    await mapBounded(fresh, concurrency, reconcileOne);
+    // What each reconcile step decides on, for the whole page in one statement.
+    let inputs = new Map<string, ReconcileInputs>();
+    try {
+      inputs = await readReconcileInputs(ctx.db, fresh);
+    } catch (e) {
+      // Not fatal: each step reads its own inputs (and reports its own failure) instead.
+      fail("reconcile", e, {});
+    }
+    await mapBounded(fresh, concurrency, (effectId) =>
+      reconcileOne(effectId, inputs.get(effectId)),
+    );
     const last = page[page.length - 1];
     if (last === undefined || page.length < pageSize) break;
     after = last.executionId;
@@ -163,8 +175,13 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
 
   // Drained after the whole scan, so a re-dispatch never overtakes an unadjudicated record.
   // Also picks up LOST findings an online reconcile created earlier.
+  // Without any grant nothing can be re-dispatched (autoRedispatchLost would only read the
+  // finding and its record to answer not_granted): nothing to queue.
   const granted = Object.keys(ctx.config.autoRedispatch);
-  const queue = new Set([...lostFindings, ...(await listOpenLostFindings(ctx.db, granted))]);
+  const queue =
+    granted.length === 0
+      ? new Set<number>()
+      : new Set([...lostFindings, ...(await listOpenLostFindings(ctx.db, granted))]);
   let redispatched = 0;
   for (const findingId of queue) {
     try {

@@ -9,12 +9,7 @@
  * made on another version (docs/decisions/0007-claim-design.md). Imports: core, db, ledger.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
-import type {
-  EffectClass,
-  ExecutionOpener,
-  GateVariant,
-  LifecycleState,
-} from "../core/state-tables.js";
+import type { ExecutionOpener, GateVariant, LifecycleState } from "../core/state-tables.js";
 import type { Queryable } from "../db/db.js";
 import type {
   GateAuthority,
@@ -23,6 +18,7 @@ import type {
   PresenceEvidence,
 } from "./gate-evaluate.js";
 import { toId } from "./sql-util.js";
+import { toStoredRecord, type RecordRow } from "./read-records.js";
 import type { ExecutionFrontier, StoredRecord } from "./types.js";
 
 /** The last decision recorded for one variant of the latest execution. */
@@ -62,20 +58,7 @@ const ids = (v: unknown): number[] => (Array.isArray(v) ? v.map((x) => toId(x)) 
 /** Parses the jsonb `irrevon_claim_inputs` returns. */
 export function parseClaimInputs(raw: Json, version: string): ClaimInputs {
   const r = raw["record"] as Json;
-  const record: StoredRecord = {
-    effectId: r["effect_id"] as string,
-    effectType: r["effect_type"] as string,
-    effectClass: r["effect_class"] as EffectClass,
-    scope: r["scope"] as string,
-    stableIds: r["stable_ids"] as Record<string, string>,
-    adapterId: r["adapter_id"] as string,
-    declarationDigest: r["declaration_digest"] as string,
-    parametersDigest: r["parameters_digest"] as string,
-    branchRef: (r["branch_ref"] as string | null) ?? null,
-    identityVersion: Number(r["identity_version"]),
-    contractCanonical: r["contract_canonical"] as string,
-    createdAt: r["created_at"] as string,
-  };
+  const record: StoredRecord = toStoredRecord(r as unknown as RecordRow);
   const rows = (raw["executions"] as Json[] | null) ?? [];
   const executions: ExecutionFrontier[] = rows.map((e) => ({
     executionId: toId(e["execution_id"]),

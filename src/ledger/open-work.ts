@@ -62,16 +62,7 @@ export async function listOpenAttempts(
   executionId?: number,
   page?: { readonly afterAttemptId: number; readonly limit: number },
 ): Promise<OpenAttempt[]> {
-  const { rows } = await q.query<{
-    attempt_id: unknown;
-    execution_id: unknown;
-    effect_id: string;
-    kind: string;
-    claimed_at: string;
-    owner_worker_id: string | null;
-    fencing_token: unknown;
-    is_owner_live: boolean;
-  }>(
+  const { rows } = await q.query<OpenAttemptSqlRow>(
     `SELECT o.attempt_id, o.execution_id, o.effect_id, o.kind, ${isoSql("o.claimed_at")} AS claimed_at,
             a.owner_worker_id, a.fencing_token,
             (a.owner_worker_id IS NOT NULL AND irrevon_lease_live(a.owner_worker_id, a.fencing_token)) AS is_owner_live
@@ -80,7 +71,24 @@ export async function listOpenAttempts(
       ORDER BY o.attempt_id LIMIT $3`,
     [executionId ?? null, page?.afterAttemptId ?? 0, page?.limit ?? null],
   );
-  return rows.map((r) => ({
+  return rows.map(toOpenAttempt);
+}
+
+/** An open attempt as read (column names of listOpenAttempts and irrevon_reconcile_inputs). */
+export interface OpenAttemptSqlRow {
+  readonly attempt_id: unknown;
+  readonly execution_id: unknown;
+  readonly effect_id: string;
+  readonly kind: string;
+  readonly claimed_at: string;
+  readonly owner_worker_id: string | null;
+  readonly fencing_token: unknown;
+  readonly is_owner_live: boolean;
+}
+
+/** Maps one open-attempt row. */
+export function toOpenAttempt(r: OpenAttemptSqlRow): OpenAttempt {
+  return {
     attemptId: toId(r.attempt_id),
     executionId: toId(r.execution_id),
     effectId: r.effect_id,
@@ -89,7 +97,7 @@ export async function listOpenAttempts(
     ownerWorkerId: r.owner_worker_id,
     fencingToken: toIdOrNull(r.fencing_token),
     isOwnerLive: r.is_owner_live,
-  }));
+  };
 }
 
 /** The recovery-run counters (recovery_runs). */

@@ -16,7 +16,8 @@ import type { Queryable } from "../db/db.js";
 import { isoSql, toId, toIdOrNull } from "./sql-util.js";
 import type { ExecutionFrontier, ReceiptRow, StoredRecord } from "./types.js";
 
-interface RecordRow {
+/** A record as read (column names of findRecord and irrevon_reconcile_inputs). */
+export interface RecordRow {
   effect_id: string;
   effect_type: string;
   effect_class: EffectClass;
@@ -44,7 +45,11 @@ export async function findRecord(
     [effectId],
   );
   const r = rows[0];
-  if (r === undefined) return null;
+  return r === undefined ? null : toStoredRecord(r);
+}
+
+/** Maps one record row. */
+export function toStoredRecord(r: RecordRow): StoredRecord {
   return {
     effectId: r.effect_id,
     effectType: r.effect_type,
@@ -93,7 +98,8 @@ export async function readParameters(
   return row.parameters;
 }
 
-interface FrontierRow {
+/** An execution with its frontier as read. */
+export interface FrontierRow {
   execution_id: unknown;
   effect_id: string;
   step: number;
@@ -102,7 +108,8 @@ interface FrontierRow {
   frontier: LifecycleState;
 }
 
-function toFrontier(r: FrontierRow): ExecutionFrontier {
+/** Maps one execution-frontier row. */
+export function toFrontier(r: FrontierRow): ExecutionFrontier {
   return {
     executionId: toId(r.execution_id),
     effectId: r.effect_id,

@@ -67,24 +67,32 @@ export async function listProbes(
   executionId: number,
   probeKind?: ProbeKind,
 ): Promise<ProbeRow[]> {
-  const { rows } = await q.query<{
-    probe_id: unknown;
-    execution_id: unknown;
-    probe_kind: ProbeKind;
-    query_keys: Array<Record<string, string>>;
-    evidence: Record<string, unknown>;
-    result: ProbeResult;
-    n_found: number | null;
-    destination_refs: string[] | null;
-    queried_at: string;
-  }>(
+  const { rows } = await q.query<ProbeSqlRow>(
     `SELECT probe_id, execution_id, probe_kind, query_keys, evidence, result, n_found, destination_refs,
             ${isoSql("queried_at")} AS queried_at
        FROM status_probes WHERE execution_id = $1 AND ($2::text IS NULL OR probe_kind = $2)
       ORDER BY probe_id`,
     [executionId, probeKind ?? null],
   );
-  return rows.map((r) => ({
+  return rows.map(toProbeRow);
+}
+
+/** A probe as read (column names of listProbes and irrevon_reconcile_inputs). */
+export interface ProbeSqlRow {
+  readonly probe_id: unknown;
+  readonly execution_id: unknown;
+  readonly probe_kind: ProbeKind;
+  readonly query_keys: Array<Record<string, string>>;
+  readonly evidence: Record<string, unknown>;
+  readonly result: ProbeResult;
+  readonly n_found: number | null;
+  readonly destination_refs: string[] | null;
+  readonly queried_at: string;
+}
+
+/** Maps one probe row. */
+export function toProbeRow(r: ProbeSqlRow): ProbeRow {
+  return {
     probeId: toId(r.probe_id),
     executionId: toId(r.execution_id),
     probeKind: r.probe_kind,
@@ -94,5 +102,5 @@ export async function listProbes(
     destinationRefs: r.destination_refs ?? [],
     queriedAt: r.queried_at,
     evidence: r.evidence,
-  }));
+  };
 }

@@ -100,24 +100,34 @@ export interface LeaseVerdict {
   readonly latestToken: number | null;
 }
 
+/** A worker's newest lease row as the verdict reads it (`is_past`: expired by the database clock). */
+export interface LeaseRow {
+  readonly fencing_token: unknown;
+  readonly event: string;
+  readonly expires_at: string;
+  readonly is_past: boolean;
+}
+
 /** Judges whether `(workerId, token)` still holds a live lease (database clock). */
 export async function leaseVerdict(
   q: Queryable,
   workerId: string,
   token: number,
 ): Promise<LeaseVerdict> {
-  const { rows } = await q.query<{
-    fencing_token: unknown;
-    event: string;
-    expires_at: string;
-    is_past: boolean;
-  }>(
+  const { rows } = await q.query<LeaseRow>(
     `SELECT fencing_token, event, ${isoSql("expires_at")} AS expires_at, expires_at <= clock_timestamp() AS is_past
        FROM worker_leases WHERE worker_id = $1 ORDER BY lease_seq DESC LIMIT 1`,
     [workerId],
   );
-  const row = rows[0];
-  if (row === undefined)
+  return judgeLease(rows[0], token);
+}
+
+/**
+ * The verdict on `token` given the worker's newest lease row (undefined: the worker never
+ * registered). The one home of the rule; irrevon_reconcile_inputs (0052) reads the same row.
+ */
+export function judgeLease(row: LeaseRow | null | undefined, token: number): LeaseVerdict {
+  if (row === undefined || row === null)
     return { isLive: false, state: "unknown_worker", expiresAt: null, latestToken: null };
   const latestToken = toId(row.fencing_token);
   if (latestToken !== token)

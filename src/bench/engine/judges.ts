@@ -196,8 +196,10 @@ export function judgeRecovery(run: MeasuredRun): Target[] {
         ? {}
         : {
             explanation:
-              `each adjudication reads its record, execution, attempts, receipts and probes one statement at a time ` +
-              `(${fmt(r.roundTripsPerEffect, 1)} round trips per effect)` +
+              `${fmt(r.roundTripsPerEffect, 1)} round trips per effect (a page's inputs in one read; per status ` +
+              `answer one read of the database clock, with the absence rule's facts after an ABSENT, and one ` +
+              `write; an absent effect needs two answers), ` +
+              `${fmt(r.wallMs / Math.max(1, r.roundTripsPerEffect * r.effects), 2)} ms of wall time per round trip` +
               (r.backend === "pglite"
                 ? "; the embedded database runs one statement at a time, so lanes only take turns"
                 : "") +
