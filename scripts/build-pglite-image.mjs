@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * build-pglite-image — writes the migrated PGlite image the package ships:
- * dist/pglite-image/pglite-<key>.<sha256>.tar.gz (see src/db/pglite-image.ts and
+ * dist/pglite-image/pglite-<key>.<sha256>.tar (see src/db/pglite-image.ts and
  * docs/decisions/0006-embedded-image.md). Runs after `tsc` in `npm run build`, using the
  * compiled migrator, so the image is exactly what `irrevon migrate` would produce. An image
  * already there for the current key whose bytes verify is kept (a rebuild costs ~10 s);

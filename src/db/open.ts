@@ -40,11 +40,14 @@ export interface OpenDatabaseOptions extends DatabaseLocation {
 export async function openEmbeddedPrivileged(
   dataDir?: string,
 ): Promise<PrivilegedDb & PgliteConnection> {
-  const [{ openPglite }, { loadPgliteImage }] = await Promise.all([
+  const [{ openPglite }, { loadPgliteImage, resolvePgliteImage }] = await Promise.all([
     import("./pglite-driver.js"),
     import("./pglite-image.js"),
   ]);
-  return openPglite({ ...(dataDir === undefined ? {} : { dataDir }), seed: loadPgliteImage });
+  // A data directory is seeded once, so its process need not keep the image afterwards (~17 MB
+  // of the demo's first engine child); in-memory ledgers share the process's copy.
+  if (dataDir === undefined) return openPglite({ seed: loadPgliteImage });
+  return openPglite({ dataDir, seed: () => resolvePgliteImage() });
 }
 
 /** Opens the migrating login's handle (superuser / database owner) for `migrate`. */

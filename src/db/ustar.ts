@@ -2,12 +2,14 @@
  * db/ustar — unpacks the tarball PGlite's `dumpDataDir()` writes (POSIX ustar: regular files
  * and directories) onto disk. A new file-backed ledger is seeded this way rather than through
  * PGlite's `loadDataDir`, which copies the whole archive through the WASM file system: about
- * twice the time and ~150 MB more peak memory for the same result. Strict on purpose: any
+ * twice the time and ~150 MB more peak memory for the same result. {@link walkTar} checks and
+ * visits the entries without copying them (the in-memory clone writes them into PGlite's
+ * memory file system with it). Strict on purpose: any
  * other entry type, an absolute or `..` path after normalisation, or a checksum mismatch is
  * `storage_error` (a corrupt image must never half-seed a ledger silently). Imports: core.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join, normalize, sep } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 
 const BLOCK = 512;
@@ -40,18 +42,27 @@ function checksumOk(header: Uint8Array): boolean {
   return sum === octal(header, 148, 8);
 }
 
-/** A path inside `root` for the entry name, or a refusal for anything that escapes it. */
-function target(root: string, name: string): string {
-  const relative = normalize(name.replace(/^\/+/, ""));
-  if (relative === "." || relative === "") return root;
-  if (relative.startsWith(`..${sep}`) || relative === "..")
+/** The entry's path relative to the archive root ("" for the root), or a refusal for an escape. */
+function relativePath(name: string): string {
+  const relative = posix.normalize(name.replace(/^\/+/, ""));
+  if (relative === "." || relative === "" || relative === "./") return "";
+  if (relative.startsWith("../") || relative === "..")
     throw corrupt("entry escapes the data directory", name);
-  return join(root, relative);
+  return relative.replace(/\/+$/, "");
 }
 
-/** Writes every entry of the (uncompressed) tarball `tar` under `root`; returns the file count. */
-export function extractTar(tar: Uint8Array, root: string): number {
-  mkdirSync(root, { recursive: true });
+/** What {@link walkTar} hands each entry to; `path` is relative to the archive root. */
+export interface TarVisitor {
+  directory(path: string, mode: number): void;
+  /** `data` is a view into the archive (no copy). */
+  file(path: string, data: Uint8Array, mode: number): void;
+}
+
+/**
+ * Checks every entry of the (uncompressed) tarball `tar` and hands it to `visit`, in archive
+ * order; returns the file count. Throws `storage_error` at the first bad entry.
+ */
+export function walkTar(tar: Uint8Array, visit: TarVisitor): number {
   let files = 0;
   let offset = 0;
   while (offset + BLOCK <= tar.length) {
@@ -65,12 +76,10 @@ export function extractTar(tar: Uint8Array, root: string): number {
     const mode = octal(header, 100, 8) & 0o777;
     offset += BLOCK;
     if (type === "5") {
-      mkdirSync(target(root, name), { recursive: true, mode: mode | 0o700 });
+      visit.directory(relativePath(name), mode);
     } else if (type === "0" || type === "\0") {
       if (offset + size > tar.length) throw corrupt("truncated entry", name);
-      const path = target(root, name);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, tar.subarray(offset, offset + size), { mode: mode | 0o600 });
+      visit.file(relativePath(name), tar.subarray(offset, offset + size), mode);
       files += 1;
     } else {
       throw corrupt(`unsupported entry type '${type}'`, name);
@@ -78,4 +87,19 @@ export function extractTar(tar: Uint8Array, root: string): number {
     offset += Math.ceil(size / BLOCK) * BLOCK;
   }
   throw corrupt("no end-of-archive marker");
+}
+
+/** Writes every entry of the (uncompressed) tarball `tar` under `root`; returns the file count. */
+export function extractTar(tar: Uint8Array, root: string): number {
+  mkdirSync(root, { recursive: true });
+  return walkTar(tar, {
+    directory(path, mode) {
+      mkdirSync(join(root, path), { recursive: true, mode: mode | 0o700 });
+    },
+    file(path, data, mode) {
+      const target = join(root, path);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, data, { mode: mode | 0o600 });
+    },
+  });
 }

@@ -5,7 +5,7 @@
  * copy is reported, deleted and rebuilt; a tampered shipped copy is reported and skipped); an
  * image of another key is never used; a file-backed ledger is seeded on disk and reopens
  * without the image; a seed interrupted half-way is wiped and redone; a corrupt tarball is
- * `storage_error`. Concurrent builders in real processes: test/process/pglite-image-cache.
+ * `storage_error` (on disk and in memory); in-memory clones never share bytes with the image. Concurrent builders in real processes: test/process/pglite-image-cache.
  */
 import { createHash } from "node:crypto";
 import {
@@ -18,7 +18,6 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrivilegedDb } from "../../src/db/db.js";
 import { JOURNAL_TABLE, migrate } from "../../src/db/migrator.js";
@@ -111,7 +110,7 @@ describe("the migrated PGlite image", () => {
 
   it("a tampered cached image is reported, deleted and never used", async () => {
     const dir = mkdtempSync(join(tmpdir(), "irrevon-image-tamper-"));
-    const path = writeImageFile(dir, image.key, image.gzip);
+    const path = writeImageFile(dir, image.key, image.tar);
     const bytes = readFileSync(path);
     bytes[bytes.length - 100] = (bytes[bytes.length - 100] ?? 0) ^ 0xff;
     writeFileSync(path, bytes);
@@ -129,7 +128,7 @@ describe("the migrated PGlite image", () => {
   it("a tampered shipped image is reported and skipped (never deleted); the cache is used instead", async () => {
     const shipped = mkdtempSync(join(tmpdir(), "irrevon-image-shipped-"));
     const path = join(shipped, imageFileName(image.key, image.sha256));
-    writeFileSync(path, gzipSync(Buffer.from("not the image")));
+    writeFileSync(path, Buffer.from("not the image"));
     const warnings = captureWarnings();
     let resolved: PgliteImage;
     try {
@@ -145,7 +144,7 @@ describe("the migrated PGlite image", () => {
 
   it("an image built for another key (other migrations or PGlite) is not used", () => {
     const dir = mkdtempSync(join(tmpdir(), "irrevon-image-stale-"));
-    writeImageFile(dir, "v1-pglite0.0.0-0000000000000000", image.gzip);
+    writeImageFile(dir, "v1-pglite0.0.0-0000000000000000", image.tar);
     expect(findImage(dir, image.key, ImageSource.cache, true)).toBeUndefined();
     expect(readdirSync(dir)).toHaveLength(1); // left alone: it belongs to another install
   });
@@ -197,14 +196,32 @@ describe("the migrated PGlite image", () => {
       expect.objectContaining({ code: "storage_error" }),
     );
     const dataDir = join(dir, "ledger");
-    await expectDbError(
-      openPglite({
-        dataDir,
-        seed: () => Promise.resolve({ gzip: gzipSync(Buffer.alloc(2048, 1)) }),
-      }),
-      "storage_error",
-    );
+    const bad = (): Promise<{ tar: Uint8Array }> => Promise.resolve({ tar: Buffer.alloc(2048, 1) });
+    await expectDbError(openPglite({ dataDir, seed: bad }), "storage_error");
+    await expectDbError(openPglite({ seed: bad }), "storage_error"); // in memory too
   });
+
+  it("in-memory clones of one image share no bytes: a write to one is not in the next, the image is unchanged", async () => {
+    // Read back from the cache, as every process after the first gets it (a Node Buffer).
+    const cached = await resolvePgliteImage({ shippedDir: null, cacheDir });
+    expect(cached.source).toBe(ImageSource.cache);
+    const first = await openPglite({ seed: () => Promise.resolve(cached) });
+    try {
+      await first.query("CREATE TABLE written_in_first AS SELECT 1 AS x");
+      await first.query("CHECKPOINT"); // push the pages into the memory file system
+    } finally {
+      await first.close();
+    }
+    expect(sha256(cached.tar)).toBe(cached.sha256);
+    const second = await openPglite({ seed: () => Promise.resolve(cached) });
+    try {
+      const { rows } = await second.query("SELECT to_regclass('written_in_first') AS t");
+      expect(rows).toEqual([{ t: null }]);
+      expect((await migrate(second)).applied).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 180_000);
 
   afterAll(() => undefined);
 });

@@ -53,7 +53,7 @@ describe("the image cache under concurrent builders", () => {
     const names = readdirSync(cacheDir);
     expect(names.length).toBeGreaterThanOrEqual(1);
     for (const name of names) {
-      const match = /^pglite-(.+)\.([0-9a-f]{64})\.tar\.gz$/.exec(name);
+      const match = /^pglite-(.+)\.([0-9a-f]{64})\.tar$/.exec(name);
       expect(match?.[1], name).toBe(imageKey());
       expect(sha256(readFileSync(join(cacheDir, name)))).toBe(match?.[2]);
     }

@@ -10,7 +10,6 @@ import type { Command } from "commander";
 import { IrrevonError } from "../../core/errors.js";
 import { runDemo, type DemoEvent, type DemoLeg } from "../demo/run-demo.js";
 import { EXIT_CODES } from "../exit-codes.js";
-import { serveUntilStopped } from "./serve.js";
 import { CLI_SCHEMA_VERSION, requestExit, writeHuman, writeJson } from "../output.js";
 
 interface DemoFlags {
@@ -104,6 +103,8 @@ export function register(program: Command): void {
       }
       if (!summary.contrast_holds) requestExit(EXIT_CODES.declared_outcome.code);
       if (flags.serve === true && ledger !== null) {
+        // Imported only here: the workbench (Hono, pino) is half the demo's own start-up.
+        const { serveUntilStopped } = await import("./serve.js");
         await serveUntilStopped({
           location: ledger,
           describe: summary.database,
