@@ -87,8 +87,10 @@ function place(events: readonly TimelineEvent[]): {
     const perTrack = TRACKS.map((t) => group.filter((e) => e.track === t));
     const span = Math.max(1, ...perTrack.map((g) => g.length));
     for (const g of perTrack) {
-      // A track with fewer events than the column is wide centres them in it.
-      const offset = (span - g.length) / 2;
+      // A track with fewer events than the column is wide ends them at its right edge: what
+      // one transaction wrote comes last in every track (a probe recorded with its settle sits
+      // before the finding), so the settle's transition and its finding share one x.
+      const offset = span - g.length;
       g.forEach((e, k) => placed.push({ ...e, x: LEFT + (slot + offset + k + 0.5) * SLOT_W }));
     }
     columns.push({ at, x0: LEFT + slot * SLOT_W, x1: LEFT + (slot + span) * SLOT_W });
