@@ -71,7 +71,7 @@ describe("bench run / smoke / report CLI", () => {
     expect(b7.stderr).toContain("not operationalized");
     const conf = await cli(["bench", "run", "--confirmatory", "--json", ...STATS]);
     expect(conf.status).toBe(4);
-    expect(JSON.stringify(JSON.parse(conf.stdout))).toContain("stage-a-v1: no registration");
+    expect(JSON.stringify(JSON.parse(conf.stdout))).toContain("stage A: no registration at docs/registrations/stage-a-v1/registration.json");
   });
 
   it("re-renders a results directory, keeping its recorded inputs", async () => {
