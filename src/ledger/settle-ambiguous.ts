@@ -22,6 +22,16 @@ import type { ProbeInput } from "./record-probe.js";
 import { resolveIn } from "./resolve-finding.js";
 import { jsonParam, toId } from "./sql-util.js";
 
+/** The finding a settle attaches: which effect, what the destination showed, who concluded it. */
+export interface SettleFinding {
+  readonly effectId: string;
+  readonly adapterId: string;
+  readonly destinationRef: string | null;
+  readonly classification: Classification;
+  readonly excessEffectCount?: number;
+  readonly createdBy: FindingCreator;
+}
+
 /** A settle of one AMBIGUOUS execution, with the finding it implies. */
 export interface SettleInput {
   readonly executionId: number;
@@ -30,13 +40,7 @@ export interface SettleInput {
   readonly actor: Actor;
   /** Must cite probe_ids, receipt_id, human or note (checked again in SQL). */
   readonly evidence: Readonly<Record<string, unknown>>;
-  readonly finding?: {
-    readonly effectId: string;
-    readonly adapterId: string;
-    readonly destinationRef: string | null;
-    readonly classification: Classification;
-    readonly excessEffectCount?: number;
-    readonly createdBy: FindingCreator;
+  readonly finding?: SettleFinding & {
     /** Defaults to the settle evidence. */
     readonly evidence?: Readonly<Record<string, unknown>>;
     /** Also moves the new finding OPEN → ESCALATED_HUMAN (actor system). */
@@ -95,13 +99,7 @@ export interface ProbeSettleInput {
   readonly to: Extract<LifecycleState, "SETTLED_COMMITTED" | "SETTLED_FAILED">;
   readonly cause: Cause;
   readonly actor: Actor;
-  readonly finding: {
-    readonly effectId: string;
-    readonly adapterId: string;
-    readonly destinationRef: string | null;
-    readonly classification: Classification;
-    readonly excessEffectCount?: number;
-    readonly createdBy: FindingCreator;
+  readonly finding: SettleFinding & {
     /** Added to {execution_id, settle_transition_seq, probe_ids}. */
     readonly evidence: Readonly<Record<string, unknown>>;
     /** Also moves the new finding OPEN → ESCALATED_HUMAN (actor system); probe_ids are added. */
