@@ -40,6 +40,7 @@ import {
   type RunRequest,
   type RunResult,
 } from "./run-result.js";
+import { pause } from "./pause.js";
 
 /** The engine operations `run` composes (the Irrevon handle's own methods). */
 export interface RunOps {
@@ -136,18 +137,6 @@ async function variantOf(
   const digest = canonicalDigest(parameters);
   if (digest === recorded.parametersDigest) return null;
   return { digest, changedFields: changedFields(recorded.parameters, parameters) };
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** A settled (or cancelled) execution as a result; null while it is still open. */
@@ -256,7 +245,7 @@ async function reconcileWithin(
     const waitMs = Math.max(0, due - nowMs) + DUE_MARGIN_MS;
     if (signal?.aborted === true || performance.now() + waitMs > giveUpAt)
       return ambiguous(base, "reconcile", new Date(Math.max(due, nowMs)).toISOString());
-    await sleep(waitMs, signal);
+    await pause(waitMs, signal);
   }
 }
 

@@ -26,6 +26,7 @@ import type { Irrevon } from "./irrevon.js";
 import type { RecoveryReport } from "./recovery.js";
 import type { CycleError, CycleReport } from "./worker-cycle.js";
 import { healthDocument, writeHealthFile, type WorkerHealth } from "./worker-health.js";
+import { pause } from "./pause.js";
 
 /** Options of {@link runWorker}. */
 export interface WorkerOptions {
@@ -67,20 +68,6 @@ function errorFields(e: unknown): Record<string, unknown> {
     code: isIrrevonError(e) ? e.code : "internal",
     message: e instanceof Error ? e.message : String(e),
   };
-}
-
-/** Waits `ms`, or less if `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (signal?.aborted === true || ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 function checkOptions(options: WorkerOptions): void {

@@ -20,6 +20,7 @@ import { join, relative, sep } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { sha256Hex } from "../../core/canonical.js";
 import { artifactText, rootHash } from "../fixtures/artifact-bytes.js";
+import { describeSchemaError } from "../fixtures/validate.js";
 
 export const FREEZE_FORMAT = "irrevonbench/freeze-registration/v1";
 export const REQUIRED_HUMAN = "REQUIRED-HUMAN";
@@ -155,13 +156,8 @@ function validate(document: unknown): string[] {
   );
   if (validator(document)) return [];
   return (validator.errors ?? []).map((e) => {
-    const extra =
-      e.keyword === "additionalProperties"
-        ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})`
-        : e.keyword === "required"
-          ? ` (${String((e.params as { missingProperty?: unknown }).missingProperty)})`
-          : "";
-    return `schema: ${e.instancePath === "" ? "(root)" : e.instancePath} ${e.message ?? "invalid"}${extra}`;
+    const p = describeSchemaError(e);
+    return `schema: ${p.pointer === "" ? "(root)" : p.pointer} ${p.message}`;
   });
 }
 

@@ -231,6 +231,23 @@ async function runAttempt(
 ): Promise<ResultDocument> {
   const started = performance.now();
   const wall = (): number => Math.round(performance.now() - started) / 1000;
+  /** Writes and returns this attempt's INVALID result. */
+  const invalid = (c: InvalidClass, why: string): ResultDocument => {
+    const r = invalidResult(
+      dir,
+      runId,
+      attempt,
+      replaces,
+      armId,
+      workload,
+      c,
+      [why],
+      new Date().toISOString(),
+      wall(),
+    );
+    writeAtomic(join(dir, "result.json"), checkedText(r));
+    return r;
+  };
   mkdirSync(join(dir, "arm-work"), { recursive: true });
   const { workload, schedule, variants } = plan;
   const seed = BigInt(workload.seed);
@@ -274,29 +291,13 @@ async function runAttempt(
       replaces_run_id: replaces,
     };
     writeAtomic(join(dir, "run-manifest.json"), checkedText(manifest));
-    const refuse = (c: InvalidClass, why: string): ResultDocument => {
-      const r = invalidResult(
-        dir,
-        runId,
-        attempt,
-        replaces,
-        armId,
-        workload,
-        c,
-        [why],
-        new Date().toISOString(),
-        wall(),
-      );
-      writeAtomic(join(dir, "result.json"), checkedText(r));
-      return r;
-    };
     if (!seedOk)
-      return refuse(
+      return invalid(
         "seed-mismatch",
         `workload seed ${workload.seed} is not derive(master, ${workload.cell_id}, ${workload.replicate_index})`,
       );
     if (!resetVerified)
-      return refuse(
+      return invalid(
         "reset-verification-failed",
         `destination held ${before.effects.length} effect(s) before the run`,
       );
@@ -405,21 +406,8 @@ async function runAttempt(
     const inner =
       cause instanceof Error && cause.cause instanceof Error ? ` (${cause.cause.message})` : "";
     const message = (cause instanceof Error ? cause.message : String(cause)) + inner;
-    const r = invalidResult(
-      dir,
-      runId,
-      attempt,
-      replaces,
-      armId,
-      workload,
-      "harness-corruption",
-      [`harness error: ${message}`],
-      new Date().toISOString(),
-      wall(),
-    );
     if (!existsSync(join(dir, "run-manifest.json"))) throw cause;
-    writeAtomic(join(dir, "result.json"), checkedText(r));
-    return r;
+    return invalid("harness-corruption", `harness error: ${message}`);
   } finally {
     await destination.close();
   }

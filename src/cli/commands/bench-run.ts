@@ -53,7 +53,8 @@ interface RunFlags extends StatFlags {
   readonly json?: boolean;
 }
 
-const list = (text: string | undefined): string[] | undefined =>
+/** A comma-separated flag value as a list (blanks dropped), or undefined when absent. */
+export const list = (text: string | undefined): string[] | undefined =>
   text
     ?.split(",")
     .map((s) => s.trim())

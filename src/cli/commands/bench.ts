@@ -25,7 +25,7 @@ import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
 import { parseJsonText, readInputText } from "../read-input.js";
 import { registerIntegrityCommands } from "./bench-integrity.js";
-import { registerRunCommands, requiredRate } from "./bench-run.js";
+import { list, registerRunCommands, requiredRate } from "./bench-run.js";
 
 /** Where the committed dev split lives, relative to the working directory. */
 export const DEFAULT_FIXTURES_DIR = "bench/fixtures/dev";
@@ -102,34 +102,9 @@ function fixtures(options: FixturesFlags): void {
   );
 }
 
-/** A margin in rate units: a decimal in (0, 1). */
-function parseMargin(text: string, flag: string): number {
-  const value = /^(0|[1-9][0-9]*)?(\.[0-9]+)?([eE]-?[0-9]+)?$/.test(text)
-    ? Number(text)
-    : Number.NaN;
-  if (!(value > 0 && value < 1)) {
-    throw new IrrevonError(
-      "usage",
-      `${flag} must be a rate in (0, 1), e.g. 0.01 for one percentage point; got ${JSON.stringify(text)}`,
-      {
-        details: { field: flag, value: text },
-      },
-    );
-  }
-  return value;
-}
-
-const list = (text: string | undefined): string[] | undefined =>
-  text === undefined
-    ? undefined
-    : text
-        .split(",")
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0);
-
 async function analyze(flags: AnalyzeFlags): Promise<void> {
-  const margin = parseMargin(flags.margin, "--margin");
-  const c1Margin = parseMargin(flags.c1Margin, "--c1-margin");
+  const margin = requiredRate(flags.margin, "--margin");
+  const c1Margin = requiredRate(flags.c1Margin, "--c1-margin");
   const results = parseRunResults(parseJsonText(await readInputText(flags.results)));
   if (results.runs.length === 0) {
     requestExit(EXIT_CODES.declared_outcome.code);
