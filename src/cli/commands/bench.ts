@@ -53,12 +53,19 @@ interface AnalyzeFlags {
 
 function fixtures(options: FixturesFlags): void {
   if (options.split !== "dev" && options.split !== "ext") {
-    throw new IrrevonError("usage", `--split must be dev or ext; got ${JSON.stringify(options.split)}`, {
-      details: { field: "--split", value: options.split },
-    });
+    throw new IrrevonError(
+      "usage",
+      `--split must be dev or ext; got ${JSON.stringify(options.split)}`,
+      {
+        details: { field: "--split", value: options.split },
+      },
+    );
   }
   const ext = options.split === "ext";
-  const flags = { ...options, out: options.out ?? (ext ? DEFAULT_EXT_FIXTURES_DIR : DEFAULT_FIXTURES_DIR) };
+  const flags = {
+    ...options,
+    out: options.out ?? (ext ? DEFAULT_EXT_FIXTURES_DIR : DEFAULT_FIXTURES_DIR),
+  };
   const split = ext ? buildExtSplit() : buildDevSplit();
   const summary = {
     split: options.split,
@@ -152,8 +159,15 @@ export function register(program: Command): void {
       "write the dev fixture split, or --verify that a directory equals its regeneration",
     )
     .option("--verify", "compare DIR with a regeneration byte for byte (exit 3 on any difference)")
-    .option("--out <dir>", `split directory to write or verify (default ${DEFAULT_FIXTURES_DIR}, or ${DEFAULT_EXT_FIXTURES_DIR} with --split ext)`)
-    .option("--split <name>", "dev (the reference design's split) or ext (extension faults, decision 0012)", "dev")
+    .option(
+      "--out <dir>",
+      `split directory to write or verify (default ${DEFAULT_FIXTURES_DIR}, or ${DEFAULT_EXT_FIXTURES_DIR} with --split ext)`,
+    )
+    .option(
+      "--split <name>",
+      "dev (the reference design's split) or ext (extension faults, decision 0012)",
+      "dev",
+    )
     .option("--json", "print a JSON document on stdout instead of the human form on stderr")
     .action((flags: FixturesFlags) => fixtures(flags));
   bench
