@@ -11,6 +11,9 @@
  *   IRREVON_WORKER_ID            this worker's id (default: generated)
  *   IRREVON_LEASE_TTL_MS, IRREVON_DISPATCH_DEADLINE_MS, IRREVON_PROBE_DEADLINE_MS, IRREVON_BACKOFF_BASE_S
  *   IRREVON_TEST_HOOKS, IRREVON_CRASH_AT, IRREVON_SYNC_AT, IRREVON_SYNC_DIR (crash points)
+ *   IRREVON_STANDBY=1            load the code and the database driver, print `STANDBY`, and
+ *                                open nothing until a `START` line arrives (a warm spare that
+ *                                takes over only once the process it replaces is gone)
  * Protocol: boots, runs recovery, prints `RECOVERY DONE <json>` then `READY`; then reads
  * `REGISTER <json>`, `DISPATCH <effect_id>`, `RECONCILE <effect_id>`, `INSPECT <effect_id>`,
  * `STATUS <effect_id>`, `RECOVER`, `EXIT` and answers each with one `RESULT <json>` line
@@ -96,7 +99,9 @@ async function boot(): Promise<Irrevon> {
       leaseTtlMs: envNumber("IRREVON_LEASE_TTL_MS", 30_000),
       // Process tests shorten the INDETERMINATE backoff so a slow probe under load is
       // retried within the test's patience instead of 30 s later.
-      ...(env("IRREVON_BACKOFF_BASE_S") === undefined ? {} : { backoffBaseSeconds: envNumber("IRREVON_BACKOFF_BASE_S", 30) }),
+      ...(env("IRREVON_BACKOFF_BASE_S") === undefined
+        ? {}
+        : { backoffBaseSeconds: envNumber("IRREVON_BACKOFF_BASE_S", 30) }),
     },
     ...(workerId === undefined ? {} : { workerId }),
     ...(env("IRREVON_LOG") === "1" ? { events: stderrEvents } : {}),
@@ -124,7 +129,26 @@ async function handle(irrevon: Irrevon, verb: string, arg: string): Promise<unkn
   }
 }
 
+/** Standby: load the driver the ledger needs now, then wait for `START` (nothing is opened). */
+async function standBy(lines: AsyncIterator<string>): Promise<boolean> {
+  await (env("IRREVON_DATABASE_URL") !== undefined
+    ? import("../db/pg-driver.js")
+    : Promise.all([import("../db/pglite-driver.js"), import("../db/pglite-image.js")]));
+  print("STANDBY");
+  for (;;) {
+    const next = await lines.next();
+    if (next.done === true) return false;
+    const line = next.value.trim();
+    if (line === "START") return true;
+    if (line === "EXIT") return false;
+  }
+}
+
 async function main(): Promise<number> {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[
+    Symbol.asyncIterator
+  ]();
+  if (env("IRREVON_STANDBY") === "1" && !(await standBy(lines))) return 0;
   let irrevon: Irrevon;
   try {
     irrevon = await boot();
@@ -135,9 +159,8 @@ async function main(): Promise<number> {
     return 3;
   }
   print("READY");
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const raw of lines) {
-    const line = raw.trim();
+  for (let next = await lines.next(); next.done !== true; next = await lines.next()) {
+    const line = next.value.trim();
     if (line === "") continue;
     const space = line.indexOf(" ");
     const verb = space < 0 ? line : line.slice(0, space);

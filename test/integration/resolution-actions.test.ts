@@ -343,11 +343,15 @@ describeEachBackend("resolution", (backend) => {
 
   it("concurrent resolutions of one finding: exactly one wins, the loser writes nothing", async () => {
     f = await openEngineFixture(backend, { config: { orphanGraceSeconds: 0 } });
-    for (let round = 0; round < 3; round += 1) {
+    // Two callers asking for the same terminal step: whichever order they run in, one wins
+    // (stale_state when they overlap, resolution_invalid when the loser reads the winner's
+    // step). Different targets are not a race to one winner: ESCALATED_HUMAN → ACCEPTED_AS_IS
+    // is a legal edge, so an escalation that commits first lets a later acceptance through.
+    for (const action of ["ACCEPTED_AS_IS", "ESCALATED_HUMAN", "ACCEPTED_AS_IS"] as const) {
       const findingId = await orphan(f);
       const results = await Promise.allSettled([
-        f.irrevon.resolve(findingId, "ACCEPTED_AS_IS", { note: "a" }),
-        f.irrevon.resolve(findingId, "ESCALATED_HUMAN", { note: "b" }),
+        f.irrevon.resolve(findingId, action, { note: "a" }),
+        f.irrevon.resolve(findingId, action, { note: "b" }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       const loser = results.find((r) => r.status === "rejected");

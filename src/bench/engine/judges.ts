@@ -124,8 +124,8 @@ export function judgeCleanEffect(run: MeasuredRun): Target[] {
 /** What the database does per effect besides its commits, for the explanations. */
 function serverWork(r: PerEffectResult): string {
   return (
-    "each step is a PL/pgSQL call running tens of statements (irrevon_claim_inputs, the gate's " +
-    "one read, runs twice: at registration and again under the claim's locks; see " +
+    "each step is a PL/pgSQL call running tens of statements (the registration with the gate's " +
+    "one read, irrevon_claim_inputs; the claim; the receipt; see " +
     `docs/architecture.md "Where a guarded effect's time goes")` +
     (r.backend === "pglite" ? ", on an embedded database that runs them in WebAssembly" : "")
   );

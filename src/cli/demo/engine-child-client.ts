@@ -1,6 +1,7 @@
 /**
  * cli/demo/engine-child-client — drives one engine child process (src/testing/engine-child)
- * over its line protocol: it prints `RECOVERY DONE {json}` then `READY`, and answers each
+ * over its line protocol: it prints `RECOVERY DONE {json}` then `READY` (a standby child first
+ * prints `STANDBY` and waits for `START`), and answers each
  * `REGISTER <json>` / `DISPATCH <id>` / `RECONCILE <id>` / `INSPECT <id>` / `EXIT` line with
  * `RESULT <json>`. Used by the flagship demo, which must crash a real process.
  */
@@ -49,6 +50,21 @@ export class EngineChildClient {
     return new EngineChildClient(child);
   }
 
+  /**
+   * Spawns a warm spare: the child loads its code and database driver, prints `STANDBY` and
+   * opens nothing until {@link takeOver} — so a replacement for a process about to be killed
+   * starts without a cold start, yet touches the ledger only once that process is gone.
+   */
+  static standby(env: Readonly<Record<string, string>>): EngineChildClient {
+    return EngineChildClient.start({ ...env, IRREVON_STANDBY: "1" });
+  }
+
+  /** Lets a standby child boot: it opens the ledger and runs recovery from here on. */
+  async takeOver(): Promise<void> {
+    await this.expectLine("STANDBY");
+    this.#child.stdin?.write("START\n");
+  }
+
   get pid(): number | undefined {
     return this.#child.pid;
   }
@@ -67,12 +83,20 @@ export class EngineChildClient {
         return (line ?? "").slice(prefix.length).trim();
       }
       if (this.#exited !== null) {
-        throw new IrrevonError("internal", `engine child exited (code ${String(this.#exited.code)}, signal ${String(this.#exited.signal)}) before printing '${prefix}'`, {
-          details: { stderr: this.stderrTail.join("").slice(-2000) },
-        });
+        throw new IrrevonError(
+          "internal",
+          `engine child exited (code ${String(this.#exited.code)}, signal ${String(this.#exited.signal)}) before printing '${prefix}'`,
+          {
+            details: { stderr: this.stderrTail.join("").slice(-2000) },
+          },
+        );
       }
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new IrrevonError("internal", `engine child did not print '${prefix}' within ${timeoutMs} ms`);
+      if (remaining <= 0)
+        throw new IrrevonError(
+          "internal",
+          `engine child did not print '${prefix}' within ${timeoutMs} ms`,
+        );
       await new Promise<void>((resolveWait) => {
         const timer = setTimeout(resolveWait, remaining);
         this.#waiters.push(() => {

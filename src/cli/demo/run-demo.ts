@@ -11,7 +11,8 @@
  *
  * Embedded, this process never opens PGlite itself: the first engine child creates the ledger
  * as a clone of the migrated image (db/pglite-image) and the second reopens it, so at most one
- * PGlite instance is alive at a time and none of them runs initdb.
+ * PGlite instance is alive at a time and none of them runs initdb. The second child is spawned
+ * with the first as a standby (code loaded, nothing opened) and boots only after the kill.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -24,7 +25,13 @@ import { Refdest } from "../../refdest/refdest.js";
 import { startRefdestServer } from "../../refdest/http-server.js";
 import { redactUrl } from "../ledger-options.js";
 import { EngineChildClient } from "./engine-child-client.js";
-import { B5_WORKFLOW_ID, DEMO_EFFECT_TYPE, ORIGINAL_PARAMETERS, RESYNTHESIZED_PARAMETERS, demoContract } from "./demo-fixture.js";
+import {
+  B5_WORKFLOW_ID,
+  DEMO_EFFECT_TYPE,
+  ORIGINAL_PARAMETERS,
+  RESYNTHESIZED_PARAMETERS,
+  demoContract,
+} from "./demo-fixture.js";
 
 export type DemoLeg = "irrevon" | "b5" | "both";
 
@@ -70,7 +77,8 @@ export interface DemoSummary {
 }
 
 /** Where the Irrevon leg's ledger is, for `demo --serve` and `inspect`. */
-export type DemoLedgerLocation = { readonly dataDir: string } | { readonly databaseUrl: string } | null;
+export type DemoLedgerLocation =
+  { readonly dataDir: string } | { readonly databaseUrl: string } | null;
 
 export interface DemoResult {
   readonly summary: DemoSummary;
@@ -82,7 +90,9 @@ const DROP_AFTER_COMMIT = [{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "
 
 function field(obj: Record<string, unknown>, key: string): unknown {
   if ("error" in obj) {
-    throw new IrrevonError("internal", `demo step failed: ${JSON.stringify(obj["error"])}`, { details: { step: key } });
+    throw new IrrevonError("internal", `demo step failed: ${JSON.stringify(obj["error"])}`, {
+      details: { step: key },
+    });
   }
   return obj[key];
 }
@@ -118,7 +128,8 @@ async function freshServerDatabase(url: string, seed: number): Promise<string> {
         "SELECT datname FROM pg_database WHERE starts_with(datname, $1)",
         [DEMO_TEMPLATE_PREFIX],
       );
-      for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      for (const { datname } of stale.rows)
+        await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${template}`);
       try {
         const root = await openPrivileged({ databaseUrl: withDatabase(url, template) });
@@ -189,10 +200,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     }
 
     const irrevonHolds =
-      irrevonLeg !== null && irrevonLeg.destination_effects === 1 && irrevonLeg.duplicate_rejected && irrevonLeg.reconciled === "SETTLED_COMMITTED";
+      irrevonLeg !== null &&
+      irrevonLeg.destination_effects === 1 &&
+      irrevonLeg.duplicate_rejected &&
+      irrevonLeg.reconciled === "SETTLED_COMMITTED";
     const b5Holds = b5Leg !== null && b5Leg.destination_effects === 2 && b5Leg.duplicate_created;
     const contrast =
-      options.leg === "both" ? irrevonHolds && b5Holds : options.leg === "irrevon" ? irrevonHolds : b5Holds;
+      options.leg === "both"
+        ? irrevonHolds && b5Holds
+        : options.leg === "irrevon"
+          ? irrevonHolds
+          : b5Holds;
     return {
       events,
       ledger,
@@ -213,27 +231,51 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
 type Note = (leg: "irrevon" | "b5", name: string, detail: Record<string, unknown>) => void;
 
-async function runIrrevonLeg(refdestUrl: string, refdest: Refdest, ledgerEnv: Record<string, string>, note: Note): Promise<IrrevonLegSummary> {
-  const env = { ...ledgerEnv, IRREVON_REFDEST_URL: refdestUrl, IRREVON_REFDEST_TIER: "C2", IRREVON_WORKER_ID: "demo-engine-1" };
+async function runIrrevonLeg(
+  refdestUrl: string,
+  refdest: Refdest,
+  ledgerEnv: Record<string, string>,
+  note: Note,
+): Promise<IrrevonLegSummary> {
+  const env = {
+    ...ledgerEnv,
+    IRREVON_REFDEST_URL: refdestUrl,
+    IRREVON_REFDEST_TIER: "C2",
+    IRREVON_WORKER_ID: "demo-engine-1",
+  };
   const first = EngineChildClient.start(env);
-  let second: EngineChildClient | null = null;
+  // The replacement process is spawned now as a warm spare (code loaded, nothing opened) and
+  // takes over only after the first is killed: the crash and the recovery are unchanged, the
+  // demo just does not wait for a second cold start.
+  const second = EngineChildClient.standby({ ...env, IRREVON_WORKER_ID: "demo-engine-2" });
   try {
     await first.expectLine("RECOVERY DONE");
     await first.expectLine("READY");
-    const registered = await first.command(`REGISTER ${JSON.stringify(demoContract(ORIGINAL_PARAMETERS, "auth_approved_task_18", new Date().toISOString()))}`);
+    const registered = await first.command(
+      `REGISTER ${JSON.stringify(demoContract(ORIGINAL_PARAMETERS, "auth_approved_task_18", new Date().toISOString()))}`,
+    );
     const effectId = String(field(registered, "effectId"));
-    note("irrevon", "registered", { effect_id: effectId, lifecycle: field(registered, "lifecycle") });
+    note("irrevon", "registered", {
+      effect_id: effectId,
+      lifecycle: field(registered, "lifecycle"),
+    });
 
     refdest.schedule(DROP_AFTER_COMMIT);
     const dispatched = await first.command(`DISPATCH ${effectId}`);
-    note("irrevon", "dispatch_response_lost", { transport_outcome: field(dispatched, "transportOutcome"), lifecycle: field(dispatched, "lifecycle") });
+    note("irrevon", "dispatch_response_lost", {
+      transport_outcome: field(dispatched, "transportOutcome"),
+      lifecycle: field(dispatched, "lifecycle"),
+    });
 
     const signal = await first.kill();
     note("irrevon", "crash", { signal, pid: first.pid ?? null });
 
     const logBeforeRestart = refdest.requestLog().length;
-    second = EngineChildClient.start({ ...env, IRREVON_WORKER_ID: "demo-engine-2" });
-    const recovery = JSON.parse(await second.expectLine("RECOVERY DONE")) as Record<string, unknown>;
+    await second.takeOver();
+    const recovery = JSON.parse(await second.expectLine("RECOVERY DONE")) as Record<
+      string,
+      unknown
+    >;
     await second.expectLine("READY");
     // Read back from the destination's own request log what recovery asked it.
     const duringRecovery = refdest.requestLog().slice(logBeforeRestart);
@@ -245,18 +287,33 @@ async function runIrrevonLeg(refdestUrl: string, refdest: Refdest, ledgerEnv: Re
     });
 
     const status = await second.command(`STATUS ${effectId}`);
-    note("irrevon", "settled_confirmed_unique", { lifecycle: field(status, "lifecycle"), classification: field(status, "classification") });
+    note("irrevon", "settled_confirmed_unique", {
+      lifecycle: field(status, "lifecycle"),
+      classification: field(status, "classification"),
+    });
 
-    const again = await second.command(`REGISTER ${JSON.stringify(demoContract(RESYNTHESIZED_PARAMETERS, "auth_approved_task_22", new Date().toISOString()))}`);
+    const again = await second.command(
+      `REGISTER ${JSON.stringify(demoContract(RESYNTHESIZED_PARAMETERS, "auth_approved_task_22", new Date().toISOString()))}`,
+    );
     const sameId = field(again, "effectId") === effectId;
-    note("irrevon", "resynthesis_collapsed", { same_effect_id: sameId, replayed: field(again, "replayed"), parameter_variant: field(again, "parameterVariantDigest") });
+    note("irrevon", "resynthesis_collapsed", {
+      same_effect_id: sameId,
+      replayed: field(again, "replayed"),
+      parameter_variant: field(again, "parameterVariantDigest"),
+    });
 
     const retry = await second.command(`DISPATCH ${effectId}`);
     const denied = field(retry, "status") === "denied" && retry["check"] === "dedup";
-    note("irrevon", "duplicate_rejected", { outcome: retry["status"], deny_check: retry["check"] ?? null, decision_id: retry["decisionId"] ?? null });
+    note("irrevon", "duplicate_rejected", {
+      outcome: retry["status"],
+      deny_check: retry["check"] ?? null,
+      decision_id: retry["decisionId"] ?? null,
+    });
 
     await second.exit();
-    const effects = refdest.truthDump().effects.filter((e) => e.effect_type === DEMO_EFFECT_TYPE).length;
+    const effects = refdest
+      .truthDump()
+      .effects.filter((e) => e.effect_type === DEMO_EFFECT_TYPE).length;
     return {
       effect_id: effectId,
       destination_effects: effects,
@@ -265,12 +322,17 @@ async function runIrrevonLeg(refdestUrl: string, refdest: Refdest, ledgerEnv: Re
       classification: String(status["classification"]),
     };
   } finally {
-    if (second !== null) await second.kill().catch(() => undefined);
+    await second.kill().catch(() => undefined);
     await first.kill().catch(() => undefined);
   }
 }
 
-async function runB5Leg(refdestUrl: string, refdest: Refdest, journalPath: string, note: Note): Promise<B5LegSummary> {
+async function runB5Leg(
+  refdestUrl: string,
+  refdest: Refdest,
+  journalPath: string,
+  note: Note,
+): Promise<B5LegSummary> {
   refdest.schedule(DROP_AFTER_COMMIT);
   const operationId = B5DurableJournalRuntime.operationId(B5_WORKFLOW_ID, 0);
   const runtime = new B5DurableJournalRuntime({ destinationUrl: refdestUrl, journalPath });
@@ -280,9 +342,14 @@ async function runB5Leg(refdestUrl: string, refdest: Refdest, journalPath: strin
   const restarted = new B5DurableJournalRuntime({ destinationUrl: refdestUrl, journalPath });
   note("b5", "b5_restart", { journal_entries: restarted.journal().length });
   const retried = await restarted.recover();
-  note("b5", "b5_retried", { operation_ids: retried.map((r) => r.operationId), key_sent: operationId });
+  note("b5", "b5_retried", {
+    operation_ids: retried.map((r) => r.operationId),
+    key_sent: operationId,
+  });
 
-  const effects = refdest.truthDump().effects.filter((e) => e.effect_type === DEMO_EFFECT_TYPE).length;
+  const effects = refdest
+    .truthDump()
+    .effects.filter((e) => e.effect_type === DEMO_EFFECT_TYPE).length;
   note("b5", "b5_duplicate", { destination_effects: effects });
   return { destination_effects: effects, duplicate_created: effects > 1 };
 }
