@@ -37,6 +37,28 @@ async function settleCause(
   return rows[0]?.cause ?? null;
 }
 
+/**
+ * The execution's newest receipt matching `where` (a condition on `d`), as one row of
+ * `columns` (of `r`). Found as max(receipt_id) over the execution's attempts (each has at most
+ * one receipt), never as ORDER BY receipt_id DESC LIMIT 1 over a join, which the planner may
+ * answer by walking every receipt in the ledger newest-first (migration 0054).
+ */
+async function newestReceipt<Row extends Record<string, unknown>>(
+  q: Queryable,
+  executionId: number,
+  columns: string,
+  where: string,
+): Promise<Row | undefined> {
+  const { rows } = await q.query<Row>(
+    `SELECT ${columns} FROM dispatch_receipts r
+      WHERE r.receipt_id = (SELECT max(d.receipt_id) FROM dispatch_attempts a
+                              JOIN dispatch_receipts d ON d.attempt_id = a.attempt_id
+                             WHERE a.execution_id = $1 AND ${where})`,
+    [executionId],
+  );
+  return rows[0];
+}
+
 /** How the execution was proven committed; null when it is not SETTLED_COMMITTED. */
 export async function readCommitEvidence(
   q: Queryable,
@@ -44,16 +66,10 @@ export async function readCommitEvidence(
 ): Promise<CommitEvidence | null> {
   const cause = await settleCause(q, executionId, "SETTLED_COMMITTED");
   if (cause === null) return null;
-  const receipt = await q.query<{
+  const ok = await newestReceipt<{
     destination_ref: string | null;
     evidence: Record<string, unknown>;
-  }>(
-    `SELECT r.destination_ref, r.evidence FROM dispatch_receipts r
-       JOIN dispatch_attempts a ON a.attempt_id = r.attempt_id
-      WHERE a.execution_id = $1 AND r.transport_outcome = 'OK' ORDER BY r.receipt_id DESC LIMIT 1`,
-    [executionId],
-  );
-  const ok = receipt.rows[0];
+  }>(q, executionId, "r.destination_ref, r.evidence", "d.transport_outcome = 'OK'");
   if (cause === "receipt_ok" || (cause === "replay_ok" && ok !== undefined)) {
     return {
       cause: cause === "receipt_ok" ? "receipt_ok" : "replay_ok",
@@ -70,15 +86,15 @@ export async function readCommitEvidence(
     [executionId],
   );
   const present = probe.rows[0];
-  const anyRef = await q.query<{ destination_ref: string }>(
-    `SELECT r.destination_ref FROM dispatch_receipts r
-       JOIN dispatch_attempts a ON a.attempt_id = r.attempt_id
-      WHERE a.execution_id = $1 AND r.destination_ref IS NOT NULL ORDER BY r.receipt_id DESC LIMIT 1`,
-    [executionId],
+  const anyRef = await newestReceipt<{ destination_ref: string }>(
+    q,
+    executionId,
+    "r.destination_ref",
+    "d.destination_ref IS NOT NULL",
   );
   return {
     cause: cause === "replay_ok" ? "replay_ok" : "reconciled_present",
-    destinationRef: present?.destination_refs?.[0] ?? anyRef.rows[0]?.destination_ref ?? null,
+    destinationRef: present?.destination_refs?.[0] ?? anyRef?.destination_ref ?? null,
     response: present?.evidence ?? null,
   };
 }
@@ -90,14 +106,14 @@ export async function readFailureEvidence(
 ): Promise<FailureEvidence | null> {
   const cause = await settleCause(q, executionId, "SETTLED_FAILED");
   if (cause === null) return null;
-  const { rows } = await q.query<{ failure_kind: FailureKind | null }>(
-    `SELECT r.failure_kind FROM dispatch_receipts r
-       JOIN dispatch_attempts a ON a.attempt_id = r.attempt_id
-      WHERE a.execution_id = $1 AND r.transport_outcome = 'FAILED' ORDER BY r.receipt_id DESC LIMIT 1`,
-    [executionId],
+  const failed = await newestReceipt<{ failure_kind: FailureKind | null }>(
+    q,
+    executionId,
+    "r.failure_kind",
+    "d.transport_outcome = 'FAILED'",
   );
   return {
     cause,
-    failureKind: cause === "receipt_failed" ? (rows[0]?.failure_kind ?? null) : null,
+    failureKind: cause === "receipt_failed" ? (failed?.failure_kind ?? null) : null,
   };
 }

@@ -190,7 +190,8 @@ export function judgeRecovery(run: MeasuredRun): Target[] {
       measured:
         `${fmt(r.wallMs, 0)} ms (${fmt((python.min * 1000 * (r.effects / 200)) / r.wallMs, 2)}× Python's faster run); ` +
         `concurrency ${r.concurrency}, page ${r.pageSize}, ${fmt(r.roundTripsPerEffect, 1)} round trips and ` +
-        `${fmt(r.statusQueries / r.effects, 2)} status queries per effect`,
+        `${fmt(r.statusQueries / r.effects, 2)} status queries per effect` +
+        (r.ledgerEffects === undefined ? "" : `; a ledger of ${r.ledgerEffects} effects`),
       met,
       ...(met
         ? {}
@@ -203,6 +204,7 @@ export function judgeRecovery(run: MeasuredRun): Target[] {
               (r.backend === "pglite"
                 ? "; the embedded database runs one statement at a time, so lanes only take turns"
                 : "") +
+              "; finding the open executions reads every execution's frontier, so a bigger ledger costs more" +
               `; ${loadNote(run)}`,
           }),
     };

@@ -35,6 +35,8 @@ export interface RecoveryRun {
   readonly roundTripsPerEffect: number;
   /** Explicit transactions per effect. */
   readonly transactionsPerEffect: number;
+  /** Effect records in the ledger when recovery ran (earlier phases of the run included). */
+  readonly ledgerEffects?: number;
 }
 
 const DEADLINE_MS = 1_000;
@@ -93,6 +95,11 @@ export async function measureRecovery(
   // The absence rule: an ABSENT read counts only after the call's deadline has passed.
   await sleep(DEADLINE_MS + 200);
 
+  // How big the ledger is: recovery's page of open executions reads every execution's frontier.
+  const { rows: sizeRows } = await db.root.query<{ n: unknown }>(
+    "SELECT count(*) AS n FROM effect_records",
+  );
+  const ledgerEffects = Number(sizeRows[0]?.n ?? 0);
   // The recovering engine gets a pool of its own on Postgres, large enough for its concurrency.
   const concurrency = config.recoveryConcurrency ?? 8;
   const appDb =
@@ -135,6 +142,7 @@ export async function measureRecovery(
           2 * counting.counts.transactions) /
         options.effects,
       transactionsPerEffect: counting.counts.transactions / options.effects,
+      ledgerEffects,
     };
   } finally {
     await engine.close();
