@@ -11,10 +11,12 @@
 -- read could still see — a fact no lock covers, such as a deny entry committed between the two
 -- statements — is the same kind of fact it cannot see when it commits after its read either.
 --
--- How the claim knows: ledger_register leaves a transaction-local marker
--- 'irrevon.claim_inputs_read' = effect / version / slot-locked; ledger_claim skips the read
--- only on an exact match of its own effect, version and slot use, and clears the marker first,
--- so it serves one claim only. Anything else (two calls, retries, re-dispatches, a claim after
+-- How the claim knows: ledger_register clears, then (after its read) leaves a transaction-local
+-- marker 'irrevon.claim_inputs_read' = effect / version / slot-locked; ledger_claim skips the
+-- read only on an exact match of its own effect, version and slot use, and clears the marker
+-- first, so it serves one claim only. The claim still takes its locks (held already: no wait),
+-- so nothing it writes depends on the marker being honest. Callers write nothing between the
+-- two calls (engine/register-dispatch). Anything else (two calls, retries, re-dispatches, a claim after
 -- a 'stale') takes the locks and reads again exactly as 0050 did. Nothing else changes: the
 -- same rows are written and the same answers returned.
 
@@ -36,6 +38,8 @@ DECLARE
   v_latest record;
   v_inputs jsonb := NULL;
 BEGIN
+  -- A marker of an earlier registration in this transaction never outlives the next one.
+  PERFORM set_config('irrevon.claim_inputs_read', '', true);
   IF p_max_skew_ms IS NOT NULL AND v_stamped > v_now + p_max_skew_ms * interval '1 millisecond' THEN
     RETURN jsonb_build_object('status', 'future_stamp',
       'now_ms', floor(extract(epoch FROM v_now) * 1000)::bigint);
@@ -152,17 +156,18 @@ BEGIN
   IF NOT FOUND THEN
     RETURN jsonb_build_object('status', 'stale');
   END IF;
+  -- The locks are taken in every case (already held when the marker matched: no wait), so the
+  -- slot-busy check and the writes below never run without them, whatever a caller did.
+  IF p_use_slot THEN
+    PERFORM irrevon_lock_slot(v_rec.scope, v_rec.effect_type);
+  END IF;
+  PERFORM 1 FROM effect_records r WHERE r.effect_id = p_effect_id FOR UPDATE;
   IF v_read_here THEN
     SELECT jsonb_build_object('execution_id', f.execution_id, 'operation_id', f.operation_id,
                               'frontier', f.frontier)
       INTO v_latest
       FROM execution_frontiers f WHERE f.effect_id = p_effect_id ORDER BY f.step DESC LIMIT 1;
   ELSE
-    IF p_use_slot THEN
-      PERFORM irrevon_lock_slot(v_rec.scope, v_rec.effect_type);
-    END IF;
-    PERFORM 1 FROM effect_records r WHERE r.effect_id = p_effect_id FOR UPDATE;
-
     v_inputs := irrevon_claim_inputs(p_effect_id);
     IF v_inputs IS NULL OR irrevon_claim_version(v_inputs) IS DISTINCT FROM p_version THEN
       RETURN jsonb_build_object('status', 'stale');

@@ -12,7 +12,8 @@
 -- 1. irrevon_reconcile_inputs: that subquery becomes an aggregate over the execution's
 --    attempts (each has at most one receipt), which no plan can answer by a walk of the ledger.
 -- 2. "The newest probe / decision of an execution" gets an index in that order, so ORDER BY
---    probe_id / decision_id DESC LIMIT 1 under an execution is an index lookup, never a walk of
+--    probe_id DESC LIMIT 1 under an execution (decision_id DESC under an execution and variant,
+--    as every decision lookup is made) is an index lookup, never a walk of
 --    the primary key: status_probes (execution_id, probe_id) and gate_decisions (execution_id,
 --    variant, decision_id) replace the single-column indexes they extend.
 -- 3. irrevon_reconcile_inputs runs without JIT compilation. Its plan's cost estimate (a subplan

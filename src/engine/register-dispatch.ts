@@ -85,6 +85,8 @@ export async function registerAndMaybeDispatch(
       withInputs: true,
     });
     await ctx.crash.hit("persist.pre_commit");
+    // Nothing is written between the two calls: the claim decides on the registration's read
+    // of the inputs, made under the locks it holds (migration 0053).
     const inputs = registered.inputs;
     if (registered.replayed || inputs === null) return { registered, claim: null };
     validatePayload(ctx, inputs.record.adapterId, inputs.record.effectType, inputs.sent.parameters);

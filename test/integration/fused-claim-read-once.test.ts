@@ -4,8 +4,9 @@
  * and only then. Observable through a fact no lock covers, a deny entry written between the two
  * statements: a claim that reads again sees it and answers 'stale' (nothing written); a claim
  * that uses the registration's read does not. Checked: the fused claim uses the read once;
- * another slot choice, another transaction, or a second claim in the same transaction reads
- * again (so a repeated claim can never be written on a version it did not re-check).
+ * another slot choice, another transaction, a registration in between, or a second claim in
+ * the same transaction reads again (so a claim is never written on a version it did not
+ * re-check unless the registration just read it under the same locks).
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { declarationDigest } from "../../src/adapters/declaration.js";
@@ -87,7 +88,18 @@ describeEachBackend(
       expect(await attempts(r.effectId)).toBe(0);
     });
 
-    it("the read serves one claim: a second claim on the same version in the transaction is stale", async () => {
+    it("a later registration in the transaction retires the marker: the earlier effect's claim reads again", async () => {
+    const status = await ledger.app.transaction(async (tx) => {
+      const r = await registerIn(tx, intent(), DIGEST, { lockSlot: true, withInputs: true });
+      if (r.inputs === null) throw new Error("no inputs");
+      await registerIn(tx, intent(), DIGEST, { lockSlot: false, withInputs: false });
+      await denyOrders(tx);
+      return (await claim(tx, r.inputs, true)).status;
+    });
+    expect(status).toBe("stale");
+  });
+
+  it("the read serves one claim: a second claim on the same version in the transaction is stale", async () => {
       const { first, second, effectId } = await ledger.app.transaction(async (tx) => {
         const r = await registerIn(tx, intent(), DIGEST, { lockSlot: true, withInputs: true });
         if (r.inputs === null) throw new Error("no inputs");

@@ -85,8 +85,18 @@ describe("gate on every send (source scan)", () => {
     const claim = SOURCES.find((f) => f.rel === "src/ledger/claim-dispatch.ts")?.text ?? "";
     expect(claim).toMatch(/\bdecideOnInputs\(/);
     expect(claim).toMatch(/SELECT ledger_claim\(/);
-    const sql = readFileSync(join(ROOT, "sql", "migrations", "0050_hot_path.sql"), "utf8");
-    const body = sql.slice(sql.indexOf("CREATE FUNCTION ledger_claim("));
+    // The live definition: the newest migration that (re)defines ledger_claim.
+    const dir = join(ROOT, "sql", "migrations");
+    const defining = readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .sort()
+      .filter((f) =>
+        /CREATE (OR REPLACE )?FUNCTION ledger_claim\(/.test(readFileSync(join(dir, f), "utf8")),
+      );
+    const newest = defining[defining.length - 1] ?? "";
+    expect(newest).not.toBe("");
+    const sql = readFileSync(join(dir, newest), "utf8");
+    const body = sql.slice(sql.search(/CREATE (OR REPLACE )?FUNCTION ledger_claim\(/));
     const decision = body.indexOf("INSERT INTO gate_decisions");
     const attempt = body.indexOf("INSERT INTO dispatch_attempts");
     expect(decision).toBeGreaterThan(0);

@@ -39,6 +39,13 @@ export class EngineChildClient {
       this.#exited = { code, signal };
       this.#wake();
     });
+    // A child that could not be spawned emits only 'error': it counts as exited.
+    child.on("error", () => {
+      this.#exited ??= { code: null, signal: null };
+      this.#wake();
+    });
+    // A write to a child that already died (EPIPE) is not an error of the demo: the exit is.
+    child.stdin?.on("error", () => undefined);
   }
 
   /** Spawns the child with the same Node flags as this process (so it works under tsx too). */

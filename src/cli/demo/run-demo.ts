@@ -247,8 +247,10 @@ async function runIrrevonLeg(
   // The replacement process is spawned now as a warm spare (code loaded, nothing opened) and
   // takes over only after the first is killed: the crash and the recovery are unchanged, the
   // demo just does not wait for a second cold start.
-  const second = EngineChildClient.standby({ ...env, IRREVON_WORKER_ID: "demo-engine-2" });
+  let spare: EngineChildClient | null = null;
   try {
+    const second = EngineChildClient.standby({ ...env, IRREVON_WORKER_ID: "demo-engine-2" });
+    spare = second;
     await first.expectLine("RECOVERY DONE");
     await first.expectLine("READY");
     const registered = await first.command(
@@ -322,7 +324,7 @@ async function runIrrevonLeg(
       classification: String(status["classification"]),
     };
   } finally {
-    await second.kill().catch(() => undefined);
+    if (spare !== null) await spare.kill().catch(() => undefined);
     await first.kill().catch(() => undefined);
   }
 }
