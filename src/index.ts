@@ -125,6 +125,9 @@ export type {
   QueryKeyName,
 } from "./adapters/define-adapter-types.js";
 
+// Schema
+export { migrationsHash as migrationSetDigest } from "./db/migrator.js";
+
 // Core
 export { IrrevonError, ContractInvalidError, ErrorCode, isIrrevonError } from "./core/errors.js";
 export type { ValueKind } from "./core/errors.js";

@@ -201,3 +201,16 @@ export async function assertSchemaCurrent(
     { retryable: false, details: { missing, journal_readable: applied !== null, newest } },
   );
 }
+
+/**
+ * Hash of the compiled migration set (names and contents), 16 hex digits: names a migrated
+ * copy (the embedded image, a template database) so a changed set never reuses an old one.
+ */
+export function migrationsHash(
+  migrations: readonly { filename: string; sha256: string }[] = MIGRATIONS,
+): string {
+  return createHash("sha256")
+    .update(migrations.map((m) => `${m.filename}:${m.sha256}`).join("\n"))
+    .digest("hex")
+    .slice(0, 16);
+}

@@ -32,7 +32,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { DbRole } from "./db.js";
-import { JOURNAL_TABLE, migrate } from "./migrator.js";
+import { JOURNAL_TABLE, migrate, migrationsHash } from "./migrator.js";
+
+export { migrationsHash } from "./migrator.js";
 import { MIGRATIONS } from "./migrations.generated.js";
 import { openPglite, type PgliteSeed } from "./pglite-driver.js";
 
@@ -68,16 +70,6 @@ function installedPgliteVersion(): string {
   } catch {
     return "unknown";
   }
-}
-
-/** Hash of the compiled migration set (names and contents), 16 hex digits. */
-export function migrationsHash(
-  migrations: readonly { filename: string; sha256: string }[] = MIGRATIONS,
-): string {
-  return createHash("sha256")
-    .update(migrations.map((m) => `${m.filename}:${m.sha256}`).join("\n"))
-    .digest("hex")
-    .slice(0, 16);
 }
 
 /** What an image must have been built for: the dump format belongs to the PGlite build. */

@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import pg from "pg";
 import {
+  migrationSetDigest,
   openIrrevon,
   refdestDeclaration,
   RefdestAdapter,
@@ -85,7 +86,13 @@ export function adapterIdFor(tier: "C1" | "C2" | "C3", lagSeconds: number): stri
   return refdestDeclaration(tier, lagSeconds > 0 ? { lagSeconds } : {}).adapter;
 }
 
-const TEMPLATE_DB = "irrevon_bench_template";
+/**
+ * The migrated template unit databases are copied from, named by the migration set: a
+ * different set (another version, a changed migration) gets a template of its own instead of
+ * failing on one migrated by the old set; templates of other sets are dropped when one is built.
+ */
+const TEMPLATE_PREFIX = "irrevon_bench_template_";
+const TEMPLATE_DB = `${TEMPLATE_PREFIX}${migrationSetDigest()}`;
 /** Advisory lock key that serializes template builds across processes. */
 const TEMPLATE_LOCK = 0x1bec4;
 let templateReady: Promise<void> | null = null;
@@ -112,8 +119,18 @@ function ensureTemplate(serverUrl: string): Promise<void> {
   templateReady ??= adminQuery(serverUrl, async (admin) => {
     await admin.query("SELECT pg_advisory_lock($1)", [TEMPLATE_LOCK]);
     try {
-      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [TEMPLATE_DB]);
-      if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [
+        TEMPLATE_DB,
+      ]);
+      if (found.rowCount === 0) {
+        const stale = await admin.query<{ datname: string }>(
+          "SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = 'irrevon_bench_template'",
+          [TEMPLATE_PREFIX],
+        );
+        for (const { datname } of stale.rows)
+          await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+        await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+      }
       const engine = await openIrrevon({
         database: { url: withDatabase(serverUrl, TEMPLATE_DB), migrate: true },
         adapters: [],
@@ -165,21 +182,31 @@ let namespaces = 0;
  */
 export function sharedLedger(serverUrl: string | null): Promise<DatabaseOption> {
   if (serverUrl === null) {
-    const holder = (sharedMemory ??= openIrrevon({ database: { memory: true }, adapters: [], workerId: `bench-r-shared-${process.pid}` }));
-    return holder.then((engine): Db => engine.db, (e: unknown) => {
-      sharedMemory = null;
-      throw e;
-    });
+    const holder = (sharedMemory ??= openIrrevon({
+      database: { memory: true },
+      adapters: [],
+      workerId: `bench-r-shared-${process.pid}`,
+    }));
+    return holder.then(
+      (engine): Db => engine.db,
+      (e: unknown) => {
+        sharedMemory = null;
+        throw e;
+      },
+    );
   }
   let server = sharedServers.get(serverUrl);
   if (server === undefined) {
     server = freshUnitDatabase(serverUrl, "shared");
     sharedServers.set(serverUrl, server);
   }
-  return server.then((s) => ({ url: s.url }), (e: unknown) => {
-    sharedServers.delete(serverUrl);
-    throw e;
-  });
+  return server.then(
+    (s) => ({ url: s.url }),
+    (e: unknown) => {
+      sharedServers.delete(serverUrl);
+      throw e;
+    },
+  );
 }
 
 /** A data directory cloned from the migrated image once per process, copied per crash unit. */
@@ -194,7 +221,11 @@ let ledgerTemplate: Promise<string> | null = null;
 export async function freshLedgerDir(dataDir: string): Promise<void> {
   ledgerTemplate ??= (async () => {
     const dir = join(mkdtempSync(join(tmpdir(), `irrevon-bench-p${process.pid}-`)), "ledger");
-    const engine = await openIrrevon({ database: { dataDir: dir }, adapters: [], workerId: `bench-r-template-${process.pid}` });
+    const engine = await openIrrevon({
+      database: { dataDir: dir },
+      adapters: [],
+      workerId: `bench-r-template-${process.pid}`,
+    });
     await engine.close();
     return dir;
   })().catch((e: unknown) => {
@@ -228,7 +259,9 @@ function pidAlive(pid: number): boolean {
 
 /** Drops unit databases left behind by bench processes on this host that are gone. */
 async function sweepLeftovers(admin: pg.Client): Promise<void> {
-  const rows = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'irrevon_bench_p%'");
+  const rows = await admin.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE datname LIKE 'irrevon_bench_p%'",
+  );
   for (const { datname } of rows.rows) {
     const pid = Number(/^irrevon_bench_p(\d+)_/.exec(datname)?.[1] ?? Number.NaN);
     if (Number.isSafeInteger(pid) && pid !== process.pid && !pidAlive(pid)) {
@@ -264,7 +297,9 @@ export async function freshUnitDatabase(
   return {
     url: withDatabase(serverUrl, name),
     drop: () => {
-      const dropping = adminQuery(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+      const dropping = adminQuery(serverUrl, (admin) =>
+        admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      )
         .then(() => undefined)
         .catch(() => undefined) // a leftover is swept by the next process
         .finally(() => pendingDrops.delete(dropping));

@@ -23,7 +23,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { IrrevonError, type DatabaseOption, type DispatchOutcome, type IntentContractInput, type Irrevon } from "../../index.js";
+import {
+  IrrevonError,
+  type DatabaseOption,
+  type DispatchOutcome,
+  type IntentContractInput,
+  type Irrevon,
+} from "../../index.js";
 import {
   ActionLog,
   type ArmDriver,
@@ -89,10 +95,17 @@ interface Spare {
 
 function spawnChild(): Spare {
   const { file, execArgv } = childEntry();
-  const env: NodeJS.ProcessEnv = { ...process.env, IRREVON_TEST_HOOKS: "1", IRREVON_CRASH_AT: "adapter.post_call" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    IRREVON_TEST_HOOKS: "1",
+    IRREVON_CRASH_AT: "adapter.post_call",
+  };
   // The crash hook refuses to arm in a benchmark process; this child exists only to die.
   delete env["IRREVON_BENCH"];
-  const child = spawn(process.execPath, [...execArgv, file], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...execArgv, file], {
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const output = { stdout: "", stderr: "" };
   child.stdout.on("data", (c: Buffer) => (output.stdout += c.toString("utf8")));
   child.stderr.on("data", (c: Buffer) => (output.stderr += c.toString("utf8")));
@@ -127,11 +140,26 @@ export class ReferenceArm implements ArmDriver {
   }
 
   async beginUnit(context: ArmUnitContext): Promise<void> {
+    try {
+      await this.#begin(context);
+    } catch (e) {
+      // Whatever was started (the spare crash child, a unit database) is released here: a
+      // spare left running would keep the whole run's process alive after its report.
+      await this.endUnit().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async #begin(context: ArmUnitContext): Promise<void> {
     this.#unit = context;
     const lag = context.cell.fault === "read-lag" ? READ_LAG_SECONDS : 0;
     const postgres = this.spec.id === "R@postgres";
     if (postgres && context.postgresUrl === null) {
-      throw new IrrevonError("config_invalid", "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite", { details: { field: "postgresUrl" } });
+      throw new IrrevonError(
+        "config_invalid",
+        "R@postgres needs a Postgres server URL: set ArmUnitContext.postgresUrl, or run R@pglite",
+        { details: { field: "postgresUrl" } },
+      );
     }
     const serverUrl = postgres ? context.postgresUrl : null;
     let database: DatabaseOption;
@@ -190,7 +218,10 @@ export class ReferenceArm implements ArmDriver {
 
   #require(): { unit: ArmUnitContext; target: EngineTarget; namespace: string } {
     if (this.#unit === null || this.#target === null) {
-      throw new IrrevonError("illegal_state", `${this.spec.id}: runEpisode before beginUnit; call beginUnit(context) first`);
+      throw new IrrevonError(
+        "illegal_state",
+        `${this.spec.id}: runEpisode before beginUnit; call beginUnit(context) first`,
+      );
     }
     return { unit: this.#unit, target: this.#target, namespace: this.#namespace };
   }
@@ -200,7 +231,10 @@ export class ReferenceArm implements ArmDriver {
     if (this.#engine !== null) return this.#engine;
     const { target } = this.#require();
     this.#generation += 1;
-    const engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
+    const engine = await openBenchEngine({
+      ...target,
+      workerId: `${target.workerId}-r${this.#generation}`,
+    });
     this.#engine = engine;
     if (this.#own) await engine.recover();
     return engine;
@@ -251,12 +285,18 @@ export class ReferenceArm implements ArmDriver {
       effectId = registered.effectId;
       log.add("registered", { effect_id: effectId, replayed: registered.replayed });
       if (ep.branch_cancelled && contract.branch_ref !== undefined) {
-        await engine.operator.cancelBranch(contract.branch_ref, "bench: the agent's branch was cancelled");
+        await engine.operator.cancelBranch(
+          contract.branch_ref,
+          "bench: the agent's branch was cancelled",
+        );
         log.add("branch-cancelled", { branch_ref: contract.branch_ref });
       }
       const outcome = await this.#dispatch(engine, effectId, log);
       if (outcome.status === "denied") {
-        return report({ outcome: "suppressed" }, { deny_check: outcome.check, effect_id: effectId });
+        return report(
+          { outcome: "suppressed" },
+          { deny_check: outcome.check, effect_id: effectId },
+        );
       }
       dispatched = outcome.status === "dispatched";
       if (outcome.status === "dispatched" && outcome.lifecycle === "SETTLED_COMMITTED") {
@@ -287,10 +327,13 @@ export class ReferenceArm implements ArmDriver {
       const outcome = await engine.dispatch(effectId);
       log.add("dispatch", {
         status: outcome.status,
-        ...(outcome.status === "dispatched" ? { transport: outcome.transportOutcome, lifecycle: outcome.lifecycle } : {}),
+        ...(outcome.status === "dispatched"
+          ? { transport: outcome.transportOutcome, lifecycle: outcome.lifecycle }
+          : {}),
         ...(outcome.status === "denied" ? { check: outcome.check } : {}),
       });
-      if (outcome.status !== "scope_busy" || Date.now() - started > SETTLE_BUDGET_MS) return outcome;
+      if (outcome.status !== "scope_busy" || Date.now() - started > SETTLE_BUDGET_MS)
+        return outcome;
       await sleep(100);
     }
   }
@@ -350,11 +393,20 @@ export class ReferenceArm implements ArmDriver {
    * the same effect and the gate denies the duplicate. When the destination confirmed the
    * effect ABSENT, the retry is a legitimate new execution (engine `retry`, fresh authority).
    */
-  async #agentRetry(ep: Episode, effectId: string, settled: Settled, log: ActionLog): Promise<Settled> {
+  async #agentRetry(
+    ep: Episode,
+    effectId: string,
+    settled: Settled,
+    log: ActionLog,
+  ): Promise<Settled> {
     const engine = await this.#live();
     const contract = this.#contract(ep, true);
     const again = await engine.register(contract);
-    log.add("agent-retry-registered", { effect_id: again.effectId, same_effect: again.effectId === effectId, replayed: again.replayed });
+    log.add("agent-retry-registered", {
+      effect_id: again.effectId,
+      same_effect: again.effectId === effectId,
+      replayed: again.replayed,
+    });
     let outcome: DispatchOutcome;
     const lost =
       settled.outcome === "failed" && again.effectId === effectId
@@ -402,23 +454,51 @@ export class ReferenceArm implements ArmDriver {
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           child.kill("SIGKILL");
-          reject(new IrrevonError("internal", `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`, { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: output.stderr.slice(-500) } }));
+          reject(
+            new IrrevonError(
+              "internal",
+              `R crash child did not finish within ${CHILD_TIMEOUT_MS} ms`,
+              { details: { limit_ms: CHILD_TIMEOUT_MS, stderr: output.stderr.slice(-500) } },
+            ),
+          );
         }, CHILD_TIMEOUT_MS);
       }),
     ]).finally(() => clearTimeout(timer));
     const { stdout, stderr } = output;
     const registered = /REGISTERED (.*)/.exec(stdout)?.[1];
-    if (exit.signal !== "SIGKILL" || registered === undefined || !stderr.includes("HOOK adapter.post_call CRASH")) {
+    if (
+      exit.signal !== "SIGKILL" ||
+      registered === undefined ||
+      !stderr.includes("HOOK adapter.post_call CRASH")
+    ) {
       throw new IrrevonError("internal", "R crash child was not killed at adapter.post_call", {
-        details: { exit_code: exit.code, signal: exit.signal, stderr: stderr.slice(-800), stdout: stdout.slice(-400) },
+        details: {
+          exit_code: exit.code,
+          signal: exit.signal,
+          stderr: stderr.slice(-800),
+          stdout: stdout.slice(-400),
+        },
       });
     }
     const effectId = (JSON.parse(registered) as { effectId: string }).effectId;
-    log.add("child-killed", { pid: child.pid ?? null, signal: exit.signal, seam: "adapter.post_call", effect_id: effectId });
-    const engine = await openBenchEngine({ ...target, workerId: `${target.workerId}-r${this.#generation}` });
+    log.add("child-killed", {
+      pid: child.pid ?? null,
+      signal: exit.signal,
+      seam: "adapter.post_call",
+      effect_id: effectId,
+    });
+    const engine = await openBenchEngine({
+      ...target,
+      workerId: `${target.workerId}-r${this.#generation}`,
+    });
     this.#engine = engine;
     const recovery = await engine.recover();
-    log.add("recovered", { scanned: recovery.scanned, adjudicated: recovery.adjudicated, closed_attempts: recovery.closedAttempts, in_flight: recovery.inFlight });
+    log.add("recovered", {
+      scanned: recovery.scanned,
+      adjudicated: recovery.adjudicated,
+      closed_attempts: recovery.closedAttempts,
+      in_flight: recovery.inFlight,
+    });
     return effectId;
   }
 }

@@ -133,6 +133,8 @@ export async function driveTrials(input: DriveTrialsInput): Promise<DrivenTrials
   } catch (e) {
     for (const t of workload.trials)
       record(armCrashed(t.trial_index, "arm-crashed", `beginUnit: ${message(e)}`), null);
+    // Whatever the arm started before it failed is still its to release.
+    await driver.endUnit().catch(() => undefined);
     return { reports, trialRefs };
   }
   try {
