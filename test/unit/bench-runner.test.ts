@@ -4,7 +4,7 @@
  * failure makes the attempt INVALID `harness-corruption` and after three attempts the slot is
  * `unresolved-slot` (kept and counted), and the environment digest ignores the wall clock.
  */
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -90,6 +90,39 @@ describe("bench runner", () => {
     expect(third.validity.invalid_class).toBe("harness-corruption");
     expect(third.validity.evidence[0]).toMatch(/^harness error: EISDIR.*history\.json/);
     expect(third.metrics["duplicate_effect_rate"]?.mark).toBe("N/A");
+  });
+
+  it("refuses to resume runs made by other code (exit-2 usage naming --out); --fresh starts over", async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "irrevon-bench-run-"));
+    const run = (fresh?: boolean) =>
+      runMatrix({
+        ...base,
+        outDir,
+        arms: ["fake-naive"],
+        backend: fakeBackend(),
+        ...(fresh === undefined ? {} : { fresh }),
+      });
+    expect(await run()).toMatchObject({ ran: 1 });
+    // The directory's runs as if another commit had made them.
+    const path = join(outDir, "environment.json");
+    const recorded = JSON.parse(readFileSync(path, "utf8")) as { git: { commit: string | null } };
+    writeFileSync(
+      path,
+      JSON.stringify({ ...recorded, git: { ...recorded.git, commit: "0".repeat(40) } }),
+    );
+    const refused = await run().then(
+      () => null,
+      (e: unknown) => e as { code?: string; details?: Record<string, unknown> },
+    );
+    expect(refused?.code).toBe("usage");
+    expect(refused?.details?.["field"]).toBe("--out");
+    expect(Object.keys((refused?.details?.["differs"] ?? {}) as object)).toEqual(["git.commit"]);
+    // Nothing was run or rewritten by the refused call.
+    expect(JSON.parse(readFileSync(path, "utf8"))).toMatchObject({
+      git: { commit: "0".repeat(40) },
+    });
+    expect(await run(true)).toMatchObject({ ran: 1, skipped_duplicate: 0 });
+    expect(await run()).toMatchObject({ ran: 0, skipped_duplicate: 1 });
   });
 
   it("refuses to write a document with an unknown field", () => {

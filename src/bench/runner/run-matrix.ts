@@ -7,7 +7,8 @@
  *   <out>/run-results.json            every attempt's metrics (irrevonbench/run-results/v1)
  *
  * Re-running into the same directory resumes: finished slots are skipped, an interrupted
- * attempt is finalized INVALID and replaced, so no trial is ever counted twice.
+ * attempt is finalized INVALID and replaced, so no trial is ever counted twice. A directory
+ * whose runs were made by other code is refused (`fresh` starts over instead).
  * Test hook: IRREVON_BENCH_KILL_AFTER_SLOT=N makes the process SIGKILL itself in slot N+1
  * right after its first journal line (write-ahead manifest on disk, no result).
  * Imports: node, bench/{fixtures,analysis,runner}.
@@ -18,6 +19,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -55,6 +57,8 @@ export interface MatrixOptions {
   /** Repository root, for the environment record. */
   readonly root: string;
   readonly env?: NodeJS.ProcessEnv;
+  /** Start over: remove the directory's earlier runs, results and report first. */
+  readonly fresh?: boolean;
   readonly onProgress?: (p: {
     done: number;
     total: number;
@@ -150,6 +154,55 @@ export function runResultsOf(results: readonly ResultDocument[]): RunResults {
   });
 }
 
+/** What the runs of a directory were made with, as far as a resume must match it. */
+function codeOf(e: EnvironmentRecord): Record<string, unknown> {
+  return {
+    "git.commit": e.git.commit,
+    lockfile_sha256: e.lockfile_sha256,
+    node: e.node,
+    irrevon: e.packages["irrevon"] ?? null,
+  };
+}
+
+/**
+ * A resume adds to runs made by the same code: a directory holding runs of another commit,
+ * lockfile, Node or package version is refused (usage, exit 2) instead of being mixed into one
+ * report. (An uncommitted edit keeps the commit: the record's `git.dirty` says so.)
+ */
+function refuseOtherCode(outDir: string, now: EnvironmentRecord): void {
+  const path = join(outDir, "environment.json");
+  const runs = join(outDir, "runs");
+  if (!existsSync(path) || !existsSync(runs) || readdirSync(runs).length === 0) return;
+  const before = JSON.parse(readFileSync(path, "utf8")) as EnvironmentRecord;
+  const a = codeOf(before);
+  const b = codeOf(now);
+  const differs = Object.keys(b).filter((k) => a[k] !== b[k]);
+  if (differs.length === 0) return;
+  throw new IrrevonError(
+    "usage",
+    `${outDir} holds runs made by other code (${differs.join(", ")}); resuming would mix them into one report: pass --fresh to start over, or another --out`,
+    {
+      details: {
+        field: "--out",
+        differs: Object.fromEntries(differs.map((k) => [k, { runs: a[k], now: b[k] }])),
+      },
+    },
+  );
+}
+
+/** Removes what a run writes into `outDir` (runs, results, environment, report). */
+function clearResults(outDir: string): void {
+  for (const name of [
+    "runs",
+    "run-results.json",
+    "environment.json",
+    "report.json",
+    "report.md",
+    "report.html",
+  ])
+    rmSync(join(outDir, name), { recursive: true, force: true });
+}
+
 function write(path: string, text: string): void {
   writeFileSync(`${path}.tmp`, text);
   renameSync(`${path}.tmp`, path);
@@ -171,8 +224,10 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixSummary> 
     throw new IrrevonError("usage", "no fixture unit matches --cells/--replicates", {
       details: { field: "--cells" },
     });
-  mkdirSync(join(options.outDir, "runs"), { recursive: true });
   const environment: EnvironmentRecord = captureEnvironment(options.root, killAfter !== undefined);
+  if (options.fresh === true) clearResults(options.outDir);
+  else refuseOtherCode(options.outDir, environment);
+  mkdirSync(join(options.outDir, "runs"), { recursive: true });
   write(join(options.outDir, "environment.json"), checkedText(environment));
   const total = selected.length * options.arms.length;
   let done = 0;

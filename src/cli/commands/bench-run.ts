@@ -50,6 +50,7 @@ interface RunFlags extends StatFlags {
   readonly replicates?: string;
   readonly postgresUrl?: string;
   readonly confirmatory?: boolean;
+  readonly fresh?: boolean;
   readonly json?: boolean;
 }
 
@@ -154,6 +155,7 @@ async function run(flags: RunFlags): Promise<void> {
     backend: REAL_BACKEND,
     postgresUrl,
     root: process.cwd(),
+    fresh: flags.fresh === true,
     ...(cells === undefined ? {} : { cells }),
     ...(replicates === undefined ? {} : { replicates }),
     onProgress: progress,
@@ -253,6 +255,7 @@ export function registerRunCommands(bench: Command, defaultFixtures: string): vo
   )
     .option("--fixtures <dir>", "fixture split", defaultFixtures)
     .option("--out <dir>", "results directory (re-running resumes it)", "bench-results/dev")
+    .option("--fresh", "start over: remove the directory's earlier runs and report first")
     .option("--arms <ids>", "comma-separated arms", DEFAULT_ARMS.join(","))
     .option("--cells <ids>", "comma-separated cell ids (default: all)")
     .option("--replicates <list>", "comma-separated replicate indexes (default: all)")
