@@ -57,15 +57,24 @@ export async function listAuditCandidates(
   },
 ): Promise<string[]> {
   if (options.adapterIds.length === 0 || options.limit < 1) return [];
+  // The window's settle transitions (index of 0055), each kept only while it is still its
+  // execution's frontier and that execution the effect's latest: the effect_frontiers rows of
+  // the window, without computing the frontier of every effect in the ledger.
   const { rows } = await q.query<{ effect_id: string }>(
-    `SELECT e.effect_id FROM effect_frontiers e JOIN effect_records r ON r.effect_id = e.effect_id
-      WHERE e.frontier IN ('SETTLED_COMMITTED', 'SETTLED_FAILED')
+    `SELECT x.effect_id FROM effect_transitions t
+       JOIN effect_executions x ON x.execution_id = t.execution_id
+       JOIN effect_records r ON r.effect_id = x.effect_id
+      WHERE t.to_state IN ('SETTLED_COMMITTED', 'SETTLED_FAILED')
+        AND t.created_at >= now() - make_interval(secs => $2)
+        AND t.created_at <= now() - make_interval(secs => $3)
         AND r.adapter_id = ANY($1::text[])
-        AND e.frontier_at >= now() - make_interval(secs => $2)
-        AND e.frontier_at <= now() - make_interval(secs => $3)
+        AND NOT EXISTS (SELECT 1 FROM effect_transitions n
+                         WHERE n.execution_id = t.execution_id AND n.transition_seq > t.transition_seq)
+        AND NOT EXISTS (SELECT 1 FROM effect_executions y
+                         WHERE y.effect_id = x.effect_id AND y.step > x.step)
         AND NOT EXISTS (SELECT 1 FROM status_probes p
-                         WHERE p.execution_id = e.execution_id AND p.probe_kind = 'audit')
-      ORDER BY e.frontier_at, e.effect_id LIMIT $4`,
+                         WHERE p.execution_id = t.execution_id AND p.probe_kind = 'audit')
+      ORDER BY t.created_at, x.effect_id LIMIT $4`,
     [options.adapterIds, options.lookbackSeconds, options.minAgeSeconds, options.limit],
   );
   return rows.map((r) => r.effect_id);
