@@ -33,8 +33,6 @@ import { fileURLToPath } from "node:url";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { DbRole } from "./db.js";
 import { JOURNAL_TABLE, migrate, migrationsHash } from "./migrator.js";
-
-export { migrationsHash } from "./migrator.js";
 import { MIGRATIONS } from "./migrations.generated.js";
 import { openPglite, type PgliteSeed } from "./pglite-driver.js";
 

@@ -129,11 +129,14 @@ async function handle(irrevon: Irrevon, verb: string, arg: string): Promise<unkn
   }
 }
 
-/** Standby: load the driver the ledger needs now, then wait for `START` (nothing is opened). */
+/**
+ * Standby: load the database package the ledger needs now (the driver modules import PGlite
+ * only when they open), then wait for `START`; nothing is opened before it.
+ */
 async function standBy(lines: AsyncIterator<string>): Promise<boolean> {
   await (env("IRREVON_DATABASE_URL") !== undefined
     ? import("../db/pg-driver.js")
-    : Promise.all([import("../db/pglite-driver.js"), import("../db/pglite-image.js")]));
+    : Promise.all([import("@electric-sql/pglite"), import("../db/pglite-image.js")]));
   print("STANDBY");
   for (;;) {
     const next = await lines.next();

@@ -20,7 +20,7 @@ import { advisoryLockKey, migrate } from "../../src/db/migrator.js";
 import { openPostgresPrivileged } from "../../src/db/pg-driver.js";
 import { openEmbeddedPrivileged } from "../../src/db/open.js";
 import { openPglite } from "../../src/db/pglite-driver.js";
-import { migrationsHash } from "../../src/db/pglite-image.js";
+import { migrationsHash } from "../../src/db/migrator.js";
 
 export type Backend = "pglite" | "postgres";
 export const BACKENDS: readonly Backend[] = ["pglite", "postgres"];

@@ -117,6 +117,10 @@ export interface ArmDriver<Id extends string = ArmId> {
   readonly spec: ArmSpec<Id>;
   beginUnit(context: ArmUnitContext): Promise<void>;
   runEpisode(episode: Episode): Promise<TrialReport>;
+  /**
+   * Releases what the unit holds. Also called after a `beginUnit` that threw, so it must
+   * release whatever that began (a child process, a database) and tolerate the rest missing.
+   */
   endUnit(): Promise<void>;
 }
 

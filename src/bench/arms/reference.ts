@@ -140,17 +140,6 @@ export class ReferenceArm implements ArmDriver {
   }
 
   async beginUnit(context: ArmUnitContext): Promise<void> {
-    try {
-      await this.#begin(context);
-    } catch (e) {
-      // Whatever was started (the spare crash child, a unit database) is released here: a
-      // spare left running would keep the whole run's process alive after its report.
-      await this.endUnit().catch(() => undefined);
-      throw e;
-    }
-  }
-
-  async #begin(context: ArmUnitContext): Promise<void> {
     this.#unit = context;
     const lag = context.cell.fault === "read-lag" ? READ_LAG_SECONDS : 0;
     const postgres = this.spec.id === "R@postgres";

@@ -5,7 +5,8 @@
  * `irrevon --help` in a fresh process. The demo, the CLI and the open probe run the built
  * package (dist/src/…, `npm run build`), as a user's process would: without the build the demo
  * and CLI figures are reported as not measured, and the probe runs from source under tsx
- * (its on-the-fly compilation then counts in the figure, and a note says so). Never part of a test: times are only reported. Imports: db, bench.
+ * (its on-the-fly compilation then counts in the figure, and a note says so). Never part of a
+ * test: times are only reported. Imports: db, bench.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -21,13 +22,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = IS_TS ? join(HERE, "..", "..", "..") : join(HERE, "..", "..", "..", "..");
 const CLI = join(ROOT, "dist", "src", "cli", "main.js");
 const BUILT_PROBE = join(ROOT, "dist", "src", "bench", "engine", "open-probe.js");
-/** The built probe when there is one; else this module's sibling (under tsx when run as .ts). */
-const PROBE_FROM_SOURCE = IS_TS && !existsSync(BUILT_PROBE);
-const PROBE = PROBE_FROM_SOURCE
-  ? join(HERE, "open-probe.ts")
-  : IS_TS
-    ? BUILT_PROBE
-    : join(HERE, "open-probe.js");
+/** The built probe (this module's sibling when it runs built); from source only without a build. */
+const PROBE_FROM_SOURCE = !existsSync(BUILT_PROBE);
+const PROBE = PROBE_FROM_SOURCE ? join(HERE, "open-probe.ts") : BUILT_PROBE;
 const GNU_TIME = "/usr/bin/time";
 
 export interface DemoRun {

@@ -133,7 +133,8 @@ export async function driveTrials(input: DriveTrialsInput): Promise<DrivenTrials
   } catch (e) {
     for (const t of workload.trials)
       record(armCrashed(t.trial_index, "arm-crashed", `beginUnit: ${message(e)}`), null);
-    // Whatever the arm started before it failed is still its to release.
+    // Whatever the arm started before it failed is still its to release (ArmDriver.endUnit):
+    // a crash child left running would keep the run's process alive after its report.
     await driver.endUnit().catch(() => undefined);
     return { reports, trialRefs };
   }
