@@ -14,12 +14,35 @@ export interface QueryResult<R> {
 
 /** Something that runs one parameterised statement ($1, $2, …). */
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<R>>;
 }
 
 export interface TransactionOptions {
   /** `BEGIN READ ONLY` (the workbench and the auditor use this). */
   readonly readOnly?: boolean;
+  /**
+   * BEGIN travels with the transaction's first statement: one round trip instead of two on a
+   * server (db/inline-params says which statements qualify; one that does not is an error).
+   * A transaction that runs no statement then sends nothing at all.
+   */
+  readonly beginWithFirstStatement?: boolean;
+}
+
+/** What a transaction callback runs its statements on. */
+export interface TransactionQueryable extends Queryable {
+  /**
+   * Runs `sql` as the transaction's LAST statement and commits with it: on a server the
+   * statement and COMMIT travel in one message (one round trip; db/inline-params says which
+   * statements qualify). If the statement fails nothing is committed. Any statement after it is
+   * refused (`internal`): the callback must return.
+   */
+  commitWith<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<R>>;
 }
 
 /**
@@ -31,7 +54,10 @@ export interface Db extends Queryable {
   readonly backend: "pglite" | "postgres";
   readonly role: DbRole;
   /** Runs `fn` in one transaction; commits if it resolves, rolls back if it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  transaction<T>(
+    fn: (tx: TransactionQueryable) => Promise<T>,
+    options?: TransactionOptions,
+  ): Promise<T>;
   /** A handle on the same database acting as another role (shares the connection or pool). */
   as(role: DbRole): Db;
   /** Closes the underlying connection or pool (only the handle that opened it). */
@@ -39,7 +65,7 @@ export interface Db extends Queryable {
 }
 
 /** A transaction that can also run a multi-statement SQL script (used by the migrator only). */
-export interface ScriptQueryable extends Queryable {
+export interface ScriptQueryable extends TransactionQueryable {
   /** Runs `sql` (several statements, no parameters) with the simple query protocol. */
   exec(sql: string): Promise<void>;
 }

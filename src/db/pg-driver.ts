@@ -13,13 +13,14 @@ import type {
   DbRole,
   PrivilegedDb,
   QueryResult,
-  Queryable,
   ScriptQueryable,
   TransactionOptions,
+  TransactionQueryable,
 } from "./db.js";
 import { DbRole as Roles } from "./db.js";
 import { assertRole, isReadOnlyRole, parseInt8 } from "./role-sql.js";
 import { errorMappingQueryable } from "./error-mapping-queryable.js";
+import { inlineParams } from "./inline-params.js";
 import { mapDbError } from "./sqlstate.js";
 
 /** Options of {@link openPostgres}. */
@@ -141,9 +142,26 @@ async function runQuery<R>(
   }
 }
 
+/** A multi-statement simple query's results (node-postgres answers an array for several). */
+function resultsOf(r: pg.QueryResult | pg.QueryResult[]): pg.QueryResult[] {
+  return Array.isArray(r) ? r : [r];
+}
+
+function rolledBack(): IrrevonError {
+  // COMMIT of a transaction that already failed answers ROLLBACK without an error; PGlite
+  // raises 25P02 there, and so do we, so a swallowed statement error never looks committed.
+  return new IrrevonError(
+    ErrorCode.storage_error,
+    "the transaction had failed and was rolled back",
+    {
+      details: { sqlstate: "25P02" },
+    },
+  );
+}
+
 async function runTransaction<T>(
   pool: pg.Pool,
-  readOnly: boolean,
+  options: { readonly readOnly: boolean; readonly beginWithFirstStatement: boolean },
   fn: (tx: ScriptQueryable) => Promise<T>,
 ): Promise<T> {
   let client: pg.PoolClient;
@@ -157,29 +175,57 @@ async function runTransaction<T>(
     broken ??= e; // see runQuery: a lost connection must not crash the process
   };
   client.on("error", onError);
-  const tx = errorMappingQueryable(
-    async (sql, params) => toResult(await client.query(sql, params)),
-    (sql) => client.query(sql),
-  );
+  const begin = options.readOnly ? "BEGIN READ ONLY" : "BEGIN";
+  // BEGIN not yet sent (it goes with the first statement); COMMIT already sent with the last.
+  let beginPending = options.beginWithFirstStatement;
+  let committed = false;
+  // One message: [BEGIN;] statement [; COMMIT] with the values written out (db/inline-params).
+  const fused = async (sql: string, params: unknown[], commit: boolean) => {
+    const text = inlineParams(sql, params, (v) => client.escapeLiteral(v));
+    const withBegin = beginPending;
+    beginPending = false;
+    const results = resultsOf(
+      await client.query(
+        [...(withBegin ? [begin] : []), text, ...(commit ? ["COMMIT"] : [])].join("; "),
+      ),
+    );
+    const statement = results[withBegin ? 1 : 0];
+    if (statement === undefined) throw new Error("a fused statement returned no result");
+    if (commit) {
+      if (results[results.length - 1]?.command !== "COMMIT") throw rolledBack();
+      committed = true;
+    }
+    return toResult(statement);
+  };
+  const tx = errorMappingQueryable({
+    query: (sql, params) =>
+      beginPending ? fused(sql, params, false) : client.query(sql, params).then(toResult),
+    exec: async (sql) => {
+      if (beginPending) {
+        beginPending = false;
+        await client.query(begin);
+      }
+      return client.query(sql);
+    },
+    commitWith: (sql, params) => fused(sql, params, true),
+  });
   try {
-    await client.query(readOnly ? "BEGIN READ ONLY" : "BEGIN");
+    if (!beginPending) await client.query(begin);
     const result = await fn(tx);
-    const commit = await client.query("COMMIT");
-    // COMMIT of a transaction that already failed answers ROLLBACK without an error; PGlite
-    // raises 25P02 there, and so do we, so a swallowed statement error never looks committed.
-    if (commit.command === "ROLLBACK") {
-      throw new IrrevonError(
-        ErrorCode.storage_error,
-        "the transaction had failed and was rolled back",
-        { details: { sqlstate: "25P02" } },
-      );
+    // Committed with the last statement, or nothing was ever sent: no COMMIT to send.
+    if (!committed && !beginPending) {
+      const commit = await client.query("COMMIT");
+      if (commit.command === "ROLLBACK") throw rolledBack();
     }
     return result;
   } catch (e) {
-    try {
-      await client.query("ROLLBACK");
-    } catch (rollbackError) {
-      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    // Nothing to undo when BEGIN never went out or COMMIT already went with the last statement.
+    if (!committed && !beginPending) {
+      try {
+        await client.query("ROLLBACK");
+      } catch (rollbackError) {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      }
     }
     throw mapDbError(e);
   } finally {
@@ -196,8 +242,15 @@ function roleHandle(cluster: Cluster, role: DbRole, root: () => Db): Db {
     role,
     query: <R = Record<string, unknown>>(sql: string, params?: readonly unknown[]) =>
       runQuery<R>(poolFor(cluster, role), sql, params),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions) =>
-      runTransaction(poolFor(cluster, role), readOnlyRole || options?.readOnly === true, fn),
+    transaction: <T>(fn: (tx: TransactionQueryable) => Promise<T>, options?: TransactionOptions) =>
+      runTransaction(
+        poolFor(cluster, role),
+        {
+          readOnly: readOnlyRole || options?.readOnly === true,
+          beginWithFirstStatement: options?.beginWithFirstStatement === true,
+        },
+        fn,
+      ),
     as: (other: DbRole) => root().as(other),
     close: () => Promise.resolve(),
   };
@@ -269,10 +322,21 @@ export async function openPostgresPrivileged(options: {
     privileged: true,
     query: <R = Record<string, unknown>>(sql: string, params?: readonly unknown[]) =>
       runQuery<R>(poolFor(cluster, PRIVILEGED), sql, params),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>, opts?: TransactionOptions) =>
-      runTransaction(poolFor(cluster, PRIVILEGED), opts?.readOnly === true, fn),
+    transaction: <T>(fn: (tx: TransactionQueryable) => Promise<T>, opts?: TransactionOptions) =>
+      runTransaction(
+        poolFor(cluster, PRIVILEGED),
+        {
+          readOnly: opts?.readOnly === true,
+          beginWithFirstStatement: opts?.beginWithFirstStatement === true,
+        },
+        fn,
+      ),
     scriptTransaction: <T>(fn: (tx: ScriptQueryable) => Promise<T>) =>
-      runTransaction(poolFor(cluster, PRIVILEGED), false, fn),
+      runTransaction(
+        poolFor(cluster, PRIVILEGED),
+        { readOnly: false, beginWithFirstStatement: false },
+        fn,
+      ),
     as: (role: DbRole) => handleFor(cluster, role, () => root),
     close: () => closeCluster(cluster),
   };

@@ -18,13 +18,14 @@ import type {
   DbRole,
   PrivilegedDb,
   QueryResult,
-  Queryable,
+  TransactionQueryable,
   ScriptQueryable,
   TransactionOptions,
 } from "./db.js";
 import { DbRole as Roles } from "./db.js";
 import { assertRole, parseInt8, transactionPreamble } from "./role-sql.js";
 import { errorMappingQueryable } from "./error-mapping-queryable.js";
+import { inlineParams } from "./inline-params.js";
 import { mapDbError } from "./sqlstate.js";
 import { extractTar, walkTar } from "./ustar.js";
 
@@ -157,11 +158,35 @@ function toResult<R>(r: {
   return { rows: r.rows as R[], rowCount: r.rowCount ?? r.affectedRows ?? r.rows.length };
 }
 
-function txQueryable(tx: Transaction): ScriptQueryable {
-  return errorMappingQueryable(
-    async (sql, params) => toResult(await tx.query(sql, params)),
-    (sql) => tx.exec(sql),
-  );
+/**
+ * In-process, PGlite has no round trips to save: BEGIN is sent as usual, and `commitWith` is
+ * an ordinary statement after which the transaction commits even if the callback then throws
+ * (its error is reported after the commit, as on a server where COMMIT already went). The
+ * statements are still held to the server driver's rule (db/inline-params), so code that
+ * breaks it fails on either backend.
+ */
+function txQueryable(
+  tx: Transaction,
+  beginWithFirstStatement: boolean,
+): { readonly q: ScriptQueryable; readonly isCommitted: () => boolean } {
+  let first = beginWithFirstStatement;
+  let committed = false;
+  const query = async (sql: string, params: unknown[], last: boolean) => {
+    if (last || first) inlineParams(sql, params, (v) => v);
+    first = false;
+    const result = toResult(await tx.query(sql, params));
+    if (last) committed = true;
+    return result;
+  };
+  const q = errorMappingQueryable({
+    query: (sql, params) => query(sql, params, false),
+    exec: (sql) => {
+      first = false;
+      return tx.exec(sql);
+    },
+    commitWith: (sql, params) => query(sql, params, true),
+  });
+  return { q, isCommitted: () => committed };
 }
 
 function checkUsable(shared: Shared): void {
@@ -181,19 +206,30 @@ function checkUsable(shared: Shared): void {
 async function runTransaction<T>(
   shared: Shared,
   role: DbRole | null,
-  readOnly: boolean,
+  options: TransactionOptions,
   fn: (tx: ScriptQueryable) => Promise<T>,
 ): Promise<T> {
   checkUsable(shared);
+  // An error the callback raised after its commitWith statement: reported once committed.
+  let afterCommit: { readonly error: unknown } | undefined;
+  let result: T;
   try {
-    return await shared.pglite.transaction(async (tx) => {
-      const q = txQueryable(tx);
-      for (const stmt of transactionPreamble(role, readOnly)) await q.query(stmt);
-      return shared.inTransaction.run(true, () => fn(q));
+    result = await shared.pglite.transaction(async (tx) => {
+      for (const stmt of transactionPreamble(role, options.readOnly === true)) await tx.query(stmt);
+      const { q, isCommitted } = txQueryable(tx, options.beginWithFirstStatement === true);
+      try {
+        return await shared.inTransaction.run(true, () => fn(q));
+      } catch (e) {
+        if (!isCommitted()) throw e;
+        afterCommit = { error: e };
+        return undefined as T;
+      }
     });
   } catch (e) {
     throw mapDbError(e);
   }
+  if (afterCommit !== undefined) throw mapDbError(afterCommit.error);
+  return result;
 }
 
 function roleHandle(shared: Shared, role: DbRole, root: PrivilegedDb): Db {
@@ -205,10 +241,13 @@ function roleHandle(shared: Shared, role: DbRole, root: PrivilegedDb): Db {
       sql: string,
       params?: readonly unknown[],
     ): Promise<QueryResult<R>> {
-      return runTransaction(shared, role, false, (tx) => tx.query<R>(sql, params));
+      return runTransaction(shared, role, {}, (tx) => tx.query<R>(sql, params));
     },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
-      return runTransaction(shared, role, options?.readOnly === true, fn);
+    transaction<T>(
+      fn: (tx: TransactionQueryable) => Promise<T>,
+      options?: TransactionOptions,
+    ): Promise<T> {
+      return runTransaction(shared, role, options ?? {}, fn);
     },
     as: (other: DbRole) => root.as(other),
     close: () => Promise.resolve(),
@@ -279,11 +318,14 @@ export async function openPglite(
         throw mapDbError(e);
       }
     },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>, opts?: TransactionOptions): Promise<T> {
-      return runTransaction(shared, null, opts?.readOnly === true, fn);
+    transaction<T>(
+      fn: (tx: TransactionQueryable) => Promise<T>,
+      opts?: TransactionOptions,
+    ): Promise<T> {
+      return runTransaction(shared, null, opts ?? {}, fn);
     },
     scriptTransaction<T>(fn: (tx: ScriptQueryable) => Promise<T>): Promise<T> {
-      return runTransaction(shared, null, false, fn);
+      return runTransaction(shared, null, {}, fn);
     },
     as(role: DbRole): Db {
       let h = handles.get(role);

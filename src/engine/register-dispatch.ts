@@ -78,25 +78,35 @@ export async function registerAndMaybeDispatch(
   const useSlot = usesScopeSlot(ctx.config, entry.declaration);
   // The lease must outlive the call, or recovery could take a live call for abandoned.
   const lease = await ctx.lease.ensure(ctx.config.dispatchDeadlineMs * 2);
-  const fused = await ctx.db.transaction(async (tx) => {
-    const registered = await registerIn(tx, intent, entry.declarationDigest, {
-      maxClockSkewMs: ctx.config.maxClockSkewMs,
-      lockSlot: useSlot,
-      withInputs: true,
-    });
-    await ctx.crash.hit("persist.pre_commit");
-    // Nothing is written between the two calls: the claim decides on the registration's read
-    // of the inputs, made under the locks it holds (migration 0053).
-    const inputs = registered.inputs;
-    if (registered.replayed || inputs === null) return { registered, claim: null };
-    validatePayload(ctx, inputs.record.adapterId, inputs.record.effectType, inputs.sent.parameters);
-    const claim: ClaimResult | StaleClaim = await claimOnInputs(
-      tx,
-      inputs,
-      claimRequestFor(ctx, inputs, lease, options),
-    );
-    return { registered, claim };
-  });
+  const fused = await ctx.db.transaction(
+    async (tx) => {
+      const registered = await registerIn(tx, intent, entry.declarationDigest, {
+        maxClockSkewMs: ctx.config.maxClockSkewMs,
+        lockSlot: useSlot,
+        withInputs: true,
+      });
+      await ctx.crash.hit("persist.pre_commit");
+      // Nothing is written between the two calls: the claim decides on the registration's read
+      // of the inputs, made under the locks it holds (migration 0053).
+      const inputs = registered.inputs;
+      if (registered.replayed || inputs === null) return { registered, claim: null };
+      validatePayload(
+        ctx,
+        inputs.record.adapterId,
+        inputs.record.effectType,
+        inputs.sent.parameters,
+      );
+      // The claim is the transaction's last statement: COMMIT goes with it.
+      const claim: ClaimResult | StaleClaim = await claimOnInputs(
+        tx,
+        inputs,
+        claimRequestFor(ctx, inputs, lease, options),
+        true,
+      );
+      return { registered, claim };
+    },
+    { beginWithFirstStatement: true },
+  );
   await ctx.crash.hit("persist.post_commit");
   const { inputs: _inputs, ...registration } = fused.registered;
   emit(ctx, "intent_registered", "info", {

@@ -17,7 +17,7 @@
 import { canonicalDigest } from "../core/canonical.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { AttemptKind, GateCheck, GateVariant, LifecycleState } from "../core/state-tables.js";
-import type { Db, Queryable } from "../db/db.js";
+import type { Db, Queryable, TransactionQueryable } from "../db/db.js";
 import { allowedByLockedClaim } from "./claim-attempt.js";
 import type { GateCheckResult } from "./gate-evaluate.js";
 import { decideOnInputs, type GateAllowedClaim } from "./gate-decide.js";
@@ -122,12 +122,26 @@ interface LockedClaimRow {
 /**
  * One try of T-CLAIM on inputs already read (by `readClaimInputs`, or by a fused
  * registration): decides, then makes the one locked call. `q` is the ledger (the call commits
- * on its own) or the open transaction of a fused register-and-claim.
+ * on its own) or the open transaction of a fused register-and-claim; with `commits` the locked
+ * call is that transaction's last statement and commits with it (`commitWith`: one round trip
+ * on a server), whatever it answers.
  */
+export async function claimOnInputs(
+  q: TransactionQueryable,
+  inputs: ClaimInputs,
+  request: ClaimRequest,
+  commits: true,
+): Promise<ClaimResult | StaleClaim>;
 export async function claimOnInputs(
   q: Queryable,
   inputs: ClaimInputs,
   request: ClaimRequest,
+): Promise<ClaimResult | StaleClaim>;
+export async function claimOnInputs(
+  q: Queryable | TransactionQueryable,
+  inputs: ClaimInputs,
+  request: ClaimRequest,
+  commits?: true,
 ): Promise<ClaimResult | StaleClaim> {
   const record = inputs.record;
   const latest = inputs.executions[inputs.executions.length - 1];
@@ -178,28 +192,30 @@ export async function claimOnInputs(
   });
   let row: LockedClaimRow | undefined;
   try {
-    const { rows } = await q.query<{ claim: LockedClaimRow }>(
-      "SELECT ledger_claim($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb) AS claim",
-      [
-        record.effectId,
-        inputs.version,
-        request.useSlot ?? true,
-        variant,
-        jsonParam({
-          outcome: decision.outcome,
-          deny_check: decision.denyCheck,
-          checks: decision.checks,
-          evidence: decision.evidence,
-        }),
-        repeatOf,
-        jsonParam({
-          kind: attemptKindFor(variant),
-          request_digest: requestDigest,
-          owner_worker_id: request.lease.workerId,
-          fencing_token: request.lease.fencingToken,
-        }),
-      ],
-    );
+    const sql = "SELECT ledger_claim($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb) AS claim";
+    const run =
+      commits === true && "commitWith" in q
+        ? (params: unknown[]) => q.commitWith<{ claim: LockedClaimRow }>(sql, params)
+        : (params: unknown[]) => q.query<{ claim: LockedClaimRow }>(sql, params);
+    const { rows } = await run([
+      record.effectId,
+      inputs.version,
+      request.useSlot ?? true,
+      variant,
+      jsonParam({
+        outcome: decision.outcome,
+        deny_check: decision.denyCheck,
+        checks: decision.checks,
+        evidence: decision.evidence,
+      }),
+      repeatOf,
+      jsonParam({
+        kind: attemptKindFor(variant),
+        request_digest: requestDigest,
+        owner_worker_id: request.lease.workerId,
+        fencing_token: request.lease.fencingToken,
+      }),
+    ]);
     row = rows[0]?.claim;
   } catch (e) {
     throw relabelLeaseLost(e);

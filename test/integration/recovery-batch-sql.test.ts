@@ -94,6 +94,7 @@ describeEachBackend("0052: reconcile reads and settles in one statement", (backe
       transactions: 0,
       statementsInTransactions: 0,
       standaloneStatements: 1,
+      sharedBeginsAndCommits: 0,
     });
     expect(result.status).toBe("settled");
     if (result.status !== "settled") return;

@@ -20,7 +20,7 @@ import {
   openBenchEngine,
   zeroLatencyAdapter,
 } from "./bench-effects.js";
-import { countingDb, type DbCounts } from "./counting-db.js";
+import { countingDb, roundTripsOf, zeroCounts } from "./counting-db.js";
 import { writeMap, writesBetween } from "./write-transactions.js";
 
 /** The two ways to send one effect. */
@@ -38,10 +38,6 @@ export interface HotPathCounts {
   readonly durableCommits: number;
 }
 
-/** Round trips of `counts`: every statement, plus BEGIN and COMMIT of each transaction. */
-export function roundTripsOf(counts: DbCounts): number {
-  return counts.standaloneStatements + counts.statementsInTransactions + 2 * counts.transactions;
-}
 
 /** Sends one clean effect `index` in `mode`; throws unless it settled COMMITTED. */
 export async function sendCleanEffect(
@@ -88,11 +84,7 @@ export async function countHotPath(
     // One effect first: the lease is registered and every statement prepared once.
     await sendCleanEffect(engine, mode, `${options.tag}-${mode}-warm`, 0);
     const before = await writeMap(reader);
-    Object.assign(counting.counts, {
-      transactions: 0,
-      statementsInTransactions: 0,
-      standaloneStatements: 0,
-    });
+    Object.assign(counting.counts, zeroCounts());
     for (let i = 0; i < options.effects; i++)
       await sendCleanEffect(engine, mode, `${options.tag}-${mode}`, i);
     const counts = { ...counting.counts };

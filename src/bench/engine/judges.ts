@@ -56,19 +56,29 @@ export function judgeCleanEffect(run: MeasuredRun): Target[] {
           }),
     });
     const rt = roundTripsOf(r);
-    out.push({
-      name: `round trips per clean effect (${at})`,
-      target: "≤ 4",
-      measured: `${fmt(rt, 2)} (driver count: statements + BEGIN/COMMIT)`,
-      met: rt <= 4,
-      ...(rt <= 4
-        ? {}
-        : {
-            explanation:
-              `${shape}; every statement is a round trip, and so are the BEGIN and COMMIT that hold ` +
-              `the registration and the claim in one transaction (the gate decides in the engine between them)`,
-          }),
-    });
+    if (r.backend === "pglite") {
+      // In-process: nothing travels, so there is no round trip to judge; the calls are shown.
+      out.push({
+        name: `calls into the embedded database per clean effect (${at})`,
+        target: "reported (no goal: PGlite has no wire; the round-trip goal is judged on Postgres)",
+        measured: `${fmt(rt, 2)} (statements, and BEGIN/COMMIT each as its own call)`,
+        met: null,
+      });
+    } else {
+      out.push({
+        name: `round trips per clean effect (${at})`,
+        target: "≤ 4",
+        measured: `${fmt(rt, 2)} (driver count: statements, plus each BEGIN/COMMIT not sent with a statement)`,
+        met: rt <= 4,
+        ...(rt <= 4
+          ? {}
+          : {
+              explanation:
+                `${shape}; every statement is a round trip, and so are the BEGIN and COMMIT that hold ` +
+                `the registration and the claim in one transaction when they do not travel with them`,
+            }),
+      });
+    }
     const twoCommits = 2 * r.floor.durableInsert.medianMs;
     const ratio = r.guarded.medianMs / twoCommits;
     out.push({

@@ -21,7 +21,7 @@ import {
   type GuardedPath,
 } from "./bench-effects.js";
 import { measureCommitFloor, type CommitFloor } from "./commit-floor.js";
-import { countingDb, type DbCounts } from "./counting-db.js";
+import { countingDb, roundTripsOf, zeroCounts, type DbCounts } from "./counting-db.js";
 import { readServerCounters, serverDeltas, type ServerDeltas } from "./server-stats.js";
 import { elapsedMs, summarize, type LatencySummary } from "./stats.js";
 import { writeMap, writesBetween } from "./write-transactions.js";
@@ -93,11 +93,7 @@ async function measurePath(
   await settle();
   const before = await writeMap(db.root);
   const serverBefore = await readServerCounters(db.root, db.backend);
-  Object.assign(counting.counts, {
-    transactions: 0,
-    statementsInTransactions: 0,
-    standaloneStatements: 0,
-  });
+  Object.assign(counting.counts, zeroCounts());
   let counts: DbCounts;
   let writes: ReturnType<typeof writesBetween>;
   try {
@@ -130,9 +126,7 @@ async function measurePath(
       standaloneStatements: counts.standaloneStatements / n,
       // Includes a few of the bench's own reads (their session flushes at most once a second).
       xactCommit: server?.xactCommit ?? null,
-      roundTrips:
-        (counts.standaloneStatements + counts.statementsInTransactions + 2 * counts.transactions) /
-        n,
+      roundTrips: roundTripsOf(counts) / n,
       server,
     },
   };

@@ -17,7 +17,7 @@ import { openIrrevon } from "../../engine/irrevon.js";
 import { createInProcessTransport, createRefdest } from "../../refdest/index.js";
 import type { BenchDatabase } from "./bench-database.js";
 import { benchContract } from "./bench-effects.js";
-import { countingDb } from "./counting-db.js";
+import { countingDb, roundTripsOf, zeroCounts } from "./counting-db.js";
 import { elapsedMs } from "./stats.js";
 
 /** One recovery-of-N measurement. */
@@ -108,11 +108,7 @@ export async function measureRecovery(
       : await openPostgres({ url: db.url, role: DbRole.app, poolMax: concurrency + 2 });
   const counting = countingDb(options.wrapDb === undefined ? appDb : options.wrapDb(appDb));
   const engine = await open(counting, `bench-${db.backend}-${tag}-recoverer`);
-  Object.assign(counting.counts, {
-    transactions: 0,
-    statementsInTransactions: 0,
-    standaloneStatements: 0,
-  });
+  Object.assign(counting.counts, zeroCounts());
   const queriesBefore = refdest
     .requestLog()
     .filter((e) => e.op === "query" || e.op === "get").length;
@@ -135,12 +131,7 @@ export async function measureRecovery(
       wallMs,
       adjudicated: report.adjudicated,
       statusQueries: queries,
-      // A transaction costs BEGIN and COMMIT on top of its statements.
-      roundTripsPerEffect:
-        (counting.counts.standaloneStatements +
-          counting.counts.statementsInTransactions +
-          2 * counting.counts.transactions) /
-        options.effects,
+      roundTripsPerEffect: roundTripsOf(counting.counts) / options.effects,
       transactionsPerEffect: counting.counts.transactions / options.effects,
       ledgerEffects,
     };
