@@ -3,7 +3,8 @@
  * (src/bench/engine) and writes bench-results/engine.json and bench-results/engine.md.
  * Options: --quick (small counts, for a smoke run), --out <dir> (default bench-results),
  * --pg <url> (default $IRREVON_BENCH_PG_URL, $DATABASE_URL, or the local server),
- * --recovery <n> (AMBIGUOUS effects in the recovery measurement; full run 200, --quick 20),
+ * --recovery <n> (AMBIGUOUS effects in the recovery measurement and in its comparison against a
+ * destination with 20 ms latency, single status queries vs batched; full run 200, --quick 20),
  * --no-postgres, --startup-only (only embedded open, demo and CLI start). Not part of `npm test`; test/contract/bench-smoke.test.ts runs a tiny slice.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
         startupRuns: 2,
         demoRuns: 1,
         recoveryEffects: 20,
+        recoveryLatencyMs: 20,
       }
     : FULL_BENCH;
   const recovery = option(args, "--recovery");

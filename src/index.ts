@@ -122,6 +122,7 @@ export type {
   DurationText,
   FindResult,
   PayloadProblemInput,
+  QueryableInput,
   QueryKeyName,
 } from "./adapters/define-adapter-types.js";
 

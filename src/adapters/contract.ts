@@ -12,10 +12,15 @@ export interface CapabilityDeclaration {
   readonly api_version: string;
   readonly tier: "C1" | "C2" | "C3";
   readonly idempotency: { readonly supported: boolean; readonly window: string | null; readonly replay_semantics: string | null };
-  /** D7: which keys each status query supports. `by` lists the query keys. */
+  /**
+   * D7: which keys each status query supports. `by` lists the query keys. `batch_max` (2..1000)
+   * says the adapter answers up to that many keys in one wire call (`statusQueryBatch`);
+   * absent = no batch (a `null` is dropped at load, so both have one digest).
+   */
   readonly queryable: {
     readonly supported: boolean;
     readonly by: ReadonlyArray<"destination_ref" | "client_ref" | `stable_id:${string}`>;
+    readonly batch_max?: number | null;
   };
   readonly client_ref_field: string | null;
   readonly list_queryable: boolean;
@@ -98,5 +103,20 @@ export interface Adapter {
    * is aborted at the deadline.
    */
   statusQuery(key: QueryKey, deadlineMs: number, signal?: AbortSignal): Promise<StatusResult>;
+  /**
+   * Optional: one wire call that answers every key exactly as `statusQuery` would, results in
+   * key order and of the same length. Offered only with a declared `queryable.batch_max`; the
+   * engine never sends more keys than that. The same rules hold per key: ABSENT only on an
+   * authoritative "none" and without refs, anything failed or unknown INDETERMINATE. Never
+   * throws for transport trouble: a batch that failed as a whole (timeout, reset, 5xx, a body
+   * that cannot be read) answers INDETERMINATE for every key. `signal` is aborted at the
+   * deadline. The engine treats a throw, a non-array or an answer of the wrong length as
+   * INDETERMINATE for every key (`engine: "batch_contract_violation"`).
+   */
+  statusQueryBatch?(
+    keys: readonly QueryKey[],
+    deadlineMs: number,
+    signal?: AbortSignal,
+  ): Promise<readonly StatusResult[]>;
   listEffects(window: { readonly from: string; readonly to: string }, cursor: string | null, deadlineMs: number): Promise<ListPage>;
 }

@@ -59,7 +59,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
     fix: "describe what a repeated key returns (e.g. the first outcome); null when not supported",
   },
   "/queryable": {
-    allowed: "an object {supported: boolean, by: [query keys]}",
+    allowed: "an object {supported: boolean, by: [query keys], batch_max?: integer 2..1000 | null}",
     fix: 'e.g. {supported: true, by: ["destination_ref", "client_ref"]} or {supported: false, by: []}',
   },
   "/queryable/supported": {
@@ -74,6 +74,11 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
     allowed:
       '"destination_ref", "client_ref" or "stable_id:<name>" (name: letter or _, then up to 63 of A-Z a-z 0-9 _ . -)',
     fix: "use one of the allowed key names",
+  },
+  "/queryable/batch_max": {
+    allowed:
+      "absent, null (no batch lookups) or an integer 2..1000: the most keys one statusQueryBatch call answers",
+    fix: "state the destination's documented batch limit (e.g. 100), or remove the member if it has no batch lookup",
   },
   "/client_ref_field": {
     allowed:

@@ -5,7 +5,9 @@
  * An invalid declaration is refused at load with IrrevonError `declaration_invalid` naming the
  * JSON pointer and the reason; nothing downstream ever sees it. Every duration is bounded
  * ({@link MAX_DURATION_SECONDS}) and so is the raw input's nesting and size
- * ({@link DECLARATION_BOUNDS}), both before anything uses them. Imports: core.
+ * ({@link DECLARATION_BOUNDS}), both before anything uses them. The optional
+ * `queryable.batch_max` is absent from the loaded copy unless it is a number, so the digest of
+ * a declaration without batch lookups is the one it had before the field existed. Imports: core.
  */
 import { createHash } from "node:crypto";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
@@ -24,6 +26,10 @@ export const ATTRIBUTION_MODES = [
   "ambiguous",
   "impossible",
 ] as const;
+
+/** Bounds of `queryable.batch_max`: a batch of one is no batch; 1000 keys is one large request. */
+export const MIN_BATCH_MAX = 2;
+export const MAX_BATCH_MAX = 1000;
 
 const DURATION_PATTERN = "^PT(?=\\d)(\\d+H)?(\\d+M)?(\\d+(\\.\\d+)?S)?$";
 const durationOrNull = { anyOf: [{ type: "null" }, { $ref: "#/$defs/duration" }] };
@@ -80,6 +86,13 @@ export const CAPABILITY_DECLARATION_SCHEMA = {
               { type: "string", pattern: "^stable_id:[A-Za-z_][A-Za-z0-9_.-]{0,63}$" },
             ],
           },
+        },
+        // Optional, so every declaration written before it keeps its digest (see loadDeclaration).
+        batch_max: {
+          anyOf: [
+            { type: "null" },
+            { type: "integer", minimum: MIN_BATCH_MAX, maximum: MAX_BATCH_MAX },
+          ],
         },
       },
     },
@@ -273,6 +286,13 @@ function crossFieldRules(d: CapabilityDeclaration): void {
       },
     );
   }
+  const batchMax = d.queryable.batch_max;
+  if (batchMax !== undefined && batchMax !== null && !d.queryable.supported) {
+    throw invalid("/queryable/batch_max", `got ${batchMax} with queryable.supported = false`, {
+      allowed: "absent (or null) when the destination cannot be queried",
+      fix: "remove batch_max, or declare the status query keys (queryable.supported true, by [...])",
+    });
+  }
   if (d.queryable.by.includes("client_ref") && d.client_ref_field === null) {
     throw invalid("/client_ref_field", 'got null while queryable.by lists "client_ref"', {
       allowed: "the request field the adapter stamps the client ref into",
@@ -410,6 +430,10 @@ export function loadDeclaration(input: unknown): CapabilityDeclaration {
   const validate = schemaValidator();
   if (!validate(copy)) throw schemaRefusal(validate.errors?.[0], copy);
   const decl = copy as CapabilityDeclaration;
+  // `batch_max: null` says "no batch", as an absent member does: drop it, so the two spellings
+  // have one digest and every declaration written before the field existed keeps its own.
+  const queryable = decl.queryable as { batch_max?: number | null };
+  if (queryable.batch_max === null) delete queryable.batch_max;
   crossFieldRules(decl);
   return deepFreeze(decl);
 }

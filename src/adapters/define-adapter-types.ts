@@ -1,11 +1,17 @@
 /**
  * adapters/define-adapter-types — the typed input of `defineAdapter`: a capability declaration
  * per tier with the fields the spec lets us default made optional, and the functions an adapter
- * author writes (create, find by client ref / destination ref / stable id, list). Imports: core
- * (types), adapters.
+ * author writes (create, find by client ref / destination ref / stable id, a batch find, list).
+ * Imports: core (types), adapters.
  */
 import type { ProbeResult } from "../core/state-tables.js";
-import type { CapabilityDeclaration, DispatchOrder, DispatchResult, ListPage } from "./contract.js";
+import type {
+  CapabilityDeclaration,
+  DispatchOrder,
+  DispatchResult,
+  ListPage,
+  QueryKey,
+} from "./contract.js";
 
 /** An ISO 8601 duration of the accepted form `PT[nH][nM][n(.n)S]`, e.g. `"PT30S"`. */
 export type DurationText = `PT${string}`;
@@ -48,11 +54,21 @@ export interface C1DeclarationInput extends DeclarationCommon {
   };
   /** Where the client ref is stamped; default null. Needed to find by client ref. */
   readonly client_ref_field?: string | null;
-  /** Default: derived from the find functions you provide. */
-  readonly queryable?: { readonly supported: boolean; readonly by: readonly QueryKeyName[] };
+  readonly queryable?: QueryableInput;
   /** Default: true iff you provide `list`. */
   readonly list_queryable?: boolean;
   readonly consistency?: ConsistencyInput;
+}
+
+/**
+ * The status-query capability. `by` (and `supported`) default to what the find functions you
+ * provide answer. `batch_max` (2..1000) declares batch lookups: give it together with
+ * `findBatch`, never one without the other.
+ */
+export interface QueryableInput {
+  readonly supported?: boolean;
+  readonly by?: readonly QueryKeyName[];
+  readonly batch_max?: number | null;
 }
 
 /** C2: no idempotency key, but the destination can be asked whether an effect exists. */
@@ -60,7 +76,7 @@ export interface C2DeclarationInput extends DeclarationCommon {
   readonly tier: "C2";
   readonly idempotency?: NoIdempotency;
   readonly client_ref_field?: string | null;
-  readonly queryable?: { readonly supported: boolean; readonly by: readonly QueryKeyName[] };
+  readonly queryable?: QueryableInput;
   readonly list_queryable?: boolean;
   readonly consistency?: ConsistencyInput;
 }
@@ -127,6 +143,13 @@ interface QueryFunctions {
   /** Find effects by a stable-id projection; declares `stable_id:<name>` for each of `stableIdKeys`. */
   findByStableId?(name: string, value: string, ctx: CallContext): Promise<FindResult>;
   readonly stableIdKeys?: readonly string[];
+  /**
+   * Many lookups in ONE wire call (declares batch lookups; needs `queryable.batch_max`): one
+   * answer per key, in key order, each exactly what the single find function for that key's
+   * kind would answer. Never more than `batch_max` keys. A throw, or a list of the wrong
+   * length, is INDETERMINATE for every key; each answer is checked like a single find's.
+   */
+  findBatch?(keys: readonly QueryKey[], ctx: CallContext): Promise<readonly FindResult[]>;
   /** One page of effects created in [from, to]; `nextCursor` null on the last page. */
   list?(
     window: { readonly from: string; readonly to: string },
@@ -149,6 +172,7 @@ export interface C3AdapterDefinition extends CommonFunctions {
   readonly findByClientRef?: never;
   readonly findByDestinationRef?: never;
   readonly findByStableId?: never;
+  readonly findBatch?: never;
   readonly list?: never;
 }
 

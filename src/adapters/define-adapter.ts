@@ -8,7 +8,9 @@
  * every mismatch is refused with `config_invalid` naming the field, the allowed values and the
  * fix. The wrapper holds the contract's safety rules for you: a thrown or malformed create is
  * LOST (never FAILED), a thrown or malformed find is INDETERMINATE (never ABSENT), and ABSENT
- * with refs is INDETERMINATE. Imports: core, adapters.
+ * with refs is INDETERMINATE. A `findBatch` (with `queryable.batch_max`) becomes
+ * `statusQueryBatch` under the same guards, per answer and for the whole call (a throw or a
+ * list of the wrong length: INDETERMINATE for every key). Imports: core, adapters.
  */
 import { IrrevonError, isIrrevonError } from "../core/errors.js";
 import type {
@@ -17,9 +19,10 @@ import type {
   DispatchOrder,
   ListPage,
   QueryKey,
+  StatusResult,
 } from "./contract.js";
 import { loadDeclaration } from "./declaration.js";
-import type { AdapterDefinition, CallContext } from "./define-adapter-types.js";
+import type { AdapterDefinition, CallContext, QueryableInput } from "./define-adapter-types.js";
 import { checkedDispatch, checkedStatus, errorLabel } from "./define-adapter-results.js";
 import { checkDeadlineMs, isRecord, jsonPayloadProblem } from "./http-kit.js";
 
@@ -114,6 +117,23 @@ function buildDeclaration(def: AdapterDefinition): CapabilityDeclaration {
         : "set list_queryable to true (or omit it), or drop list",
     );
   }
+  const batchMax = (d.queryable as QueryableInput | undefined)?.batch_max ?? null;
+  if (batchMax !== null && def.findBatch === undefined) {
+    throw refuse(
+      "findBatch",
+      "declaration.queryable.batch_max is set but findBatch is missing",
+      "findBatch iff declaration.queryable.batch_max is set",
+      "provide findBatch (one wire call answering many keys), or remove queryable.batch_max",
+    );
+  }
+  if (batchMax === null && def.findBatch !== undefined) {
+    throw refuse(
+      "declaration.queryable.batch_max",
+      "findBatch is given but queryable.batch_max is not set",
+      "an integer 2..1000: the most keys one findBatch call answers",
+      "set declaration.queryable.batch_max to the destination's batch limit, or drop findBatch",
+    );
+  }
   const idempotency =
     d.tier === "C1"
       ? {
@@ -128,7 +148,11 @@ function buildDeclaration(def: AdapterDefinition): CapabilityDeclaration {
     api_version: d.api_version,
     tier: d.tier,
     idempotency,
-    queryable: { supported: by.length > 0, by },
+    queryable: {
+      supported: by.length > 0,
+      by,
+      ...(batchMax === null ? {} : { batch_max: batchMax }),
+    },
     client_ref_field: d.client_ref_field ?? null,
     list_queryable: listable,
     consistency: {
@@ -176,6 +200,46 @@ export function defineAdapter(def: AdapterDefinition): Adapter {
       details: { adapter: id, path, reason },
     });
 
+  const checkKey = (key: QueryKey): void => {
+    const name = key.kind === "stable_id" ? `stable_id:${key.name}` : key.kind;
+    if (!(declaration.queryable.by as readonly string[]).includes(name))
+      throw unsupported(`be queried by ${name}`);
+  };
+  const findBatch = def.findBatch;
+  const batchMax = declaration.queryable.batch_max ?? null;
+  /** The batch wrapper: the single find's guards, per answer and for the call as a whole. */
+  const statusQueryBatch = async (
+    keys: readonly QueryKey[],
+    deadlineMs: number,
+    signal?: AbortSignal,
+  ): Promise<readonly StatusResult[]> => {
+    if (findBatch === undefined || batchMax === null) throw unsupported("batch status queries");
+    for (const key of keys) checkKey(key);
+    if (keys.length > batchMax) {
+      throw new IrrevonError(
+        "usage",
+        `${id} answers at most ${batchMax} keys per batch (queryable.batch_max); got ${keys.length}`,
+        { details: { adapter: id, field: "keys", limit: batchMax, got: keys.length } },
+      );
+    }
+    const c = ctx(deadlineMs, signal);
+    if (keys.length === 0) return [];
+    const all = (evidence: Record<string, unknown>): StatusResult[] =>
+      keys.map(() => ({ result: "INDETERMINATE", nFound: null, destinationRefs: [], evidence }));
+    let answers: unknown;
+    try {
+      answers = await findBatch(keys, c);
+    } catch (e) {
+      return all({ thrown: errorLabel(e) });
+    }
+    if (!Array.isArray(answers) || answers.length !== keys.length)
+      return all({ contract_violation: "findBatch must answer one result per key, in key order" });
+    const list: readonly unknown[] = answers;
+    return keys.map((k, i) =>
+      checkedStatus(list[i], k.kind === "destination_ref" ? k.value : null),
+    );
+  };
+
   const adapter: Adapter = {
     adapterId: id,
     declare: () => declaration,
@@ -201,9 +265,7 @@ export function defineAdapter(def: AdapterDefinition): Adapter {
       }
     },
     async statusQuery(key: QueryKey, deadlineMs: number, signal?: AbortSignal) {
-      const name = key.kind === "stable_id" ? `stable_id:${key.name}` : key.kind;
-      if (!(declaration.queryable.by as readonly string[]).includes(name))
-        throw unsupported(`be queried by ${name}`);
+      checkKey(key);
       const c = ctx(deadlineMs, signal);
       try {
         if (key.kind === "client_ref")
@@ -220,6 +282,7 @@ export function defineAdapter(def: AdapterDefinition): Adapter {
         };
       }
     },
+    ...(findBatch === undefined ? {} : { statusQueryBatch }),
     async listEffects(window, cursor, deadlineMs): Promise<ListPage> {
       if (def.list === undefined) throw unsupported("list effects");
       const c = ctx(deadlineMs);

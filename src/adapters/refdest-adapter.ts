@@ -6,7 +6,9 @@
  *   400 `invalid_request` ⇒ FAILED/TERMINAL (both cited as side-effect free in docs/refdest.md) ·
  *   deadline (its own, or the engine's AbortSignal) ⇒ TIMEOUT · everything else (5xx, 409, unknown status or body, reset, truncation) ⇒ LOST.
  * Status queries prefer destination_ref (200 PRESENT / 404 `resource_missing` ABSENT), else
- * client_ref (n = matches); any other answer is INDETERMINATE, never ABSENT. The idempotency key
+ * client_ref (n = matches); any other answer is INDETERMINATE, never ABSENT. With a declared
+ * `queryable.batch_max`, `statusQueryBatch` asks many keys in one `POST /effects/status` and
+ * reads each element exactly as the single GET's answer. The idempotency key
  * is sent only when the declaration says the destination supports it. Imports: core, adapters.
  */
 import { IrrevonError } from "../core/errors.js";
@@ -36,6 +38,8 @@ import {
 /** The refdest's payload limit (compact JSON bytes); larger payloads are refused before any claim. */
 export const REFDEST_MAX_PAYLOAD_BYTES = 256 * 1024;
 const LIST_PAGE_LIMIT = 100;
+/** A batch answer carries up to 1000 views or match lists: room beyond the single-call cap. */
+const BATCH_MAX_RESPONSE_BYTES = 4 * DEFAULT_MAX_RESPONSE_BYTES;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 export interface RefdestAdapterOptions {
@@ -136,6 +140,62 @@ function read(x: HttpExchange, endpoint: string, deadlineMs: number): Read {
       };
     }
   }
+}
+
+/** No answer: the result of any failure, never ABSENT. */
+function indeterminate(evidence: Readonly<Record<string, unknown>>, digest?: string): StatusResult {
+  return {
+    result: "INDETERMINATE",
+    nFound: null,
+    destinationRefs: [],
+    evidence,
+    ...(digest === undefined ? {} : { responseDigest: digest }),
+  };
+}
+
+/**
+ * One status lookup's answer (`status`, `body`), as the single GET returns it or as one element
+ * of a batch: by ref 200 view ⇒ PRESENT, 404 `resource_missing` ⇒ ABSENT; by client ref 200
+ * `{matches}` ⇒ PRESENT n = matches (zero ⇒ ABSENT); anything else INDETERMINATE.
+ */
+function answerFor(
+  key: QueryKey,
+  status: number,
+  body: unknown,
+  digest: string,
+  evidence: Readonly<Record<string, unknown>>,
+): StatusResult {
+  const code = errorCodeOf(body);
+  if (key.kind === "destination_ref") {
+    if (status === 200 && isView(body) && body.destination_ref === key.value) {
+      return {
+        result: "PRESENT",
+        nFound: 1,
+        destinationRefs: [key.value],
+        responseDigest: digest,
+        evidence,
+      };
+    }
+    if (status === 404 && code === "resource_missing")
+      return { result: "ABSENT", nFound: 0, destinationRefs: [], responseDigest: digest, evidence };
+    return indeterminate(evidence, digest);
+  }
+  const matches = isRecord(body) ? body["matches"] : undefined;
+  if (
+    status === 200 &&
+    Array.isArray(matches) &&
+    matches.every((m) => isView(m) && m.client_ref === key.value)
+  ) {
+    const refs = (matches as View[]).map((m) => m.destination_ref);
+    return {
+      result: refs.length > 0 ? "PRESENT" : "ABSENT",
+      nFound: refs.length,
+      destinationRefs: refs,
+      responseDigest: digest,
+      evidence,
+    };
+  }
+  return indeterminate(evidence, digest);
 }
 
 /** Adapter for the reference destination, any tier. Stateless apart from its configuration. */
@@ -267,33 +327,13 @@ export class RefdestAdapter implements Adapter {
     signal?: AbortSignal,
   ): Promise<StatusResult> {
     checkDeadlineMs(deadlineMs);
-    const by = this.#declaration.queryable.by as readonly string[];
-    const name = key.kind === "stable_id" ? `stable_id:${key.name}` : key.kind;
-    if (!this.#declaration.queryable.supported || !by.includes(name)) {
-      throw new IrrevonError(
-        "capability_unsupported",
-        `${this.adapterId} cannot be queried by ${name}`,
-        {
-          details: { adapter: this.adapterId, key: name, supported: by },
-        },
-      );
-    }
+    this.#checkKey(key);
     const byRef = key.kind === "destination_ref";
     const endpoint = byRef ? "GET /effects/{ref}" : "GET /effects?client_ref";
     const path = byRef
       ? `/effects/${encodeURIComponent(key.value)}`
       : `/effects?client_ref=${encodeURIComponent(key.value)}`;
     const r = read(await this.#get(path, deadlineMs, signal), endpoint, deadlineMs);
-    const indeterminate = (
-      evidence: Readonly<Record<string, unknown>>,
-      digest?: string,
-    ): StatusResult => ({
-      result: "INDETERMINATE",
-      nFound: null,
-      destinationRefs: [],
-      evidence,
-      ...(digest === undefined ? {} : { responseDigest: digest }),
-    });
     if (r.kind === "other") return indeterminate(r.evidence);
     const code = errorCodeOf(r.body);
     const evidence = {
@@ -301,43 +341,78 @@ export class RefdestAdapter implements Adapter {
       http_status: r.status,
       ...(code === null ? {} : { error_code: code }),
     };
-    if (byRef) {
-      if (r.status === 200 && isView(r.body) && r.body.destination_ref === key.value) {
-        return {
-          result: "PRESENT",
-          nFound: 1,
-          destinationRefs: [key.value],
-          responseDigest: r.digest,
-          evidence,
-        };
-      }
-      if (r.status === 404 && code === "resource_missing") {
-        return {
-          result: "ABSENT",
-          nFound: 0,
-          destinationRefs: [],
-          responseDigest: r.digest,
-          evidence,
-        };
-      }
-      return indeterminate(evidence, r.digest);
+    return answerFor(key, r.status, r.body, r.digest, evidence);
+  }
+
+  /**
+   * Many status lookups in one `POST /effects/status` call (declared by `queryable.batch_max`):
+   * each key answered exactly as {@link statusQuery} would answer it (the element's own status
+   * and body, and its digest, are the single GET's), results in key order. A call that failed
+   * as a whole (timeout, reset, 429, 5xx, a body that is not `{results}` of the right length)
+   * is INDETERMINATE for every key. More keys than `batch_max` throw `usage`; a key the
+   * declaration does not list, or a declaration without `batch_max`, `capability_unsupported`.
+   */
+  async statusQueryBatch(
+    keys: readonly QueryKey[],
+    deadlineMs: number,
+    signal?: AbortSignal,
+  ): Promise<readonly StatusResult[]> {
+    checkDeadlineMs(deadlineMs);
+    const batchMax = this.#declaration.queryable.batch_max ?? null;
+    if (batchMax === null) {
+      throw new IrrevonError(
+        "capability_unsupported",
+        `${this.adapterId} declares no batch status lookup (queryable.batch_max)`,
+        { details: { adapter: this.adapterId, field: "queryable.batch_max" } },
+      );
     }
-    const matches = isRecord(r.body) ? r.body["matches"] : undefined;
-    if (
-      r.status === 200 &&
-      Array.isArray(matches) &&
-      matches.every((m) => isView(m) && m.client_ref === key.value)
-    ) {
-      const refs = (matches as View[]).map((m) => m.destination_ref);
-      return {
-        result: refs.length > 0 ? "PRESENT" : "ABSENT",
-        nFound: refs.length,
-        destinationRefs: refs,
-        responseDigest: r.digest,
-        evidence,
-      };
+    if (keys.length > batchMax) {
+      throw new IrrevonError(
+        "usage",
+        `${this.adapterId} answers at most ${batchMax} keys per batch (queryable.batch_max); got ${keys.length}`,
+        { details: { field: "keys", limit: batchMax, got: keys.length } },
+      );
     }
-    return indeterminate(evidence, r.digest);
+    for (const key of keys) this.#checkKey(key);
+    if (keys.length === 0) return [];
+    const endpoint = "POST /effects/status";
+    const body = JSON.stringify({
+      keys: keys.map((k) => ({ by: k.kind, value: k.value })),
+    });
+    const exchange = await this.#transport({
+      method: "POST",
+      url: `${this.#origin}/effects/status`,
+      headers: { "content-type": "application/json" },
+      body,
+      deadlineMs,
+      maxResponseBytes: BATCH_MAX_RESPONSE_BYTES,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    const r = read(exchange, endpoint, deadlineMs);
+    const whole = (evidence: Readonly<Record<string, unknown>>): StatusResult[] =>
+      keys.map(() => indeterminate({ ...evidence, batch_size: keys.length }));
+    if (r.kind === "other") return whole(r.evidence);
+    const code = errorCodeOf(r.body);
+    const callEvidence = {
+      endpoint,
+      http_status: r.status,
+      ...(code === null ? {} : { error_code: code }),
+    };
+    const results = isRecord(r.body) ? r.body["results"] : undefined;
+    if (r.status !== 200 || !Array.isArray(results) || results.length !== keys.length)
+      return whole({ ...callEvidence, ...(r.status === 200 ? { malformed_batch: true } : {}) });
+    return keys.map((key, i) => {
+      const item: unknown = results[i];
+      if (!isRecord(item) || typeof item["status"] !== "number")
+        return indeterminate({ ...callEvidence, batch_size: keys.length, malformed_item: true });
+      const itemCode = errorCodeOf(item["body"]);
+      return answerFor(key, item["status"], item["body"], jsonDigest(item["body"] ?? null), {
+        ...callEvidence,
+        batch_size: keys.length,
+        item_status: item["status"],
+        ...(itemCode === null ? {} : { error_code: itemCode }),
+      });
+    });
   }
 
   /**
@@ -406,6 +481,21 @@ export class RefdestAdapter implements Adapter {
       retryable: true,
       details: evidence,
     });
+  }
+
+  /** Throws capability_unsupported for a key the declaration does not list. */
+  #checkKey(key: QueryKey): void {
+    const by = this.#declaration.queryable.by as readonly string[];
+    const name = key.kind === "stable_id" ? `stable_id:${key.name}` : key.kind;
+    if (!this.#declaration.queryable.supported || !by.includes(name)) {
+      throw new IrrevonError(
+        "capability_unsupported",
+        `${this.adapterId} cannot be queried by ${name}`,
+        {
+          details: { adapter: this.adapterId, key: name, supported: by },
+        },
+      );
+    }
   }
 
   #payloadProblem(

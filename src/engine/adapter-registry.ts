@@ -1,7 +1,10 @@
 /**
  * engine/adapter-registry — the configured adapters, each with its validated capability
  * declaration and digest (computed once at open). Looking up an adapter the engine was not
- * given is `capability_unsupported`. Imports: core, adapters.
+ * given is `capability_unsupported`. A declaration that promises batch status lookups
+ * (`queryable.batch_max`) from an adapter without `statusQueryBatch` is refused at open
+ * (`config_invalid` naming the field and the fix), so the engine never finds out mid-recovery.
+ * Imports: core, adapters.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { Adapter, CapabilityDeclaration } from "../adapters/contract.js";
@@ -20,6 +23,11 @@ export interface AdapterEntry {
   readonly statusLagSeconds: number | null;
   /** Declared idempotency window in seconds; null when the destination has no keys. */
   readonly idempotencyWindowSeconds: number | null;
+  /**
+   * Most keys one `statusQueryBatch` call may carry (`queryable.batch_max`); null when the
+   * adapter offers no batch lookup (every status query is its own wire call).
+   */
+  readonly batchMax: number | null;
 }
 
 /** The configured adapters, by adapter id. */
@@ -49,6 +57,25 @@ export function buildAdapterRegistry(adapters: readonly Adapter[]): AdapterRegis
         details: { adapter_id: adapter.adapterId },
       });
     }
+    const batchMax = declaration.queryable.batch_max ?? null;
+    if (batchMax !== null && typeof adapter.statusQueryBatch !== "function") {
+      const field = "/queryable/batch_max";
+      const fix =
+        "implement statusQueryBatch on the adapter, or remove queryable.batch_max from its declaration";
+      throw new IrrevonError(
+        ErrorCode.config_invalid,
+        `adapter ${adapter.adapterId} declares ${field} = ${batchMax} but has no statusQueryBatch; fix: ${fix}`,
+        {
+          details: {
+            adapter_id: adapter.adapterId,
+            field,
+            reason: "declared batch lookups without statusQueryBatch",
+            allowed: "queryable.batch_max only on an adapter that implements statusQueryBatch",
+            fix,
+          },
+        },
+      );
+    }
     const lag = declaration.consistency.status_settlement_lag;
     const window = declaration.idempotency.supported ? declaration.idempotency.window : null;
     byId.set(adapter.adapterId, {
@@ -57,6 +84,7 @@ export function buildAdapterRegistry(adapters: readonly Adapter[]): AdapterRegis
       declarationDigest: declarationDigest(declaration),
       statusLagSeconds: lag === null ? null : parseIsoDurationSeconds(lag),
       idempotencyWindowSeconds: window === null ? null : parseIsoDurationSeconds(window),
+      batchMax,
     });
   }
   return {

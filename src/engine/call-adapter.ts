@@ -1,9 +1,12 @@
 /**
- * engine/call-adapter — the two wire calls, guarded. Exactly one `adapter.dispatch` per
+ * engine/call-adapter — the wire calls, guarded. Exactly one `adapter.dispatch` per
  * claim (I4): whatever the adapter does — returns garbage, throws, overruns its deadline —
  * becomes a well-formed transport outcome, and anything unknown is LOST (⇒ AMBIGUOUS, I5),
  * so an attempt is never left open because an adapter misbehaved. A status query that fails
- * in any way is INDETERMINATE, never ABSENT. Imports: core, adapters.
+ * in any way is INDETERMINATE, never ABSENT; so is every key of a batch status query that
+ * failed as a whole (threw, overran, answered a non-array or the wrong number of results),
+ * and each answer of a batch goes through the same checks as a single one
+ * (`normaliseStatusResult`). Imports: core, adapters.
  */
 import type {
   Adapter,
@@ -269,5 +272,44 @@ export async function callStatusQuery(
   // A read has no effect at the destination: an unsettled one is simply not an answer.
   return raced.value === TIMED_OUT
     ? failed({ engine: "adapter_overran_deadline", deadline_ms: deadlineMs })
+    : raced.value;
+}
+
+/**
+ * One guarded `adapter.statusQueryBatch` for `keys`, aborted at its deadline. Never throws;
+ * answers one normalised result per key, in key order. Each answer is checked exactly as a
+ * single query's (`normaliseStatusResult`); a batch that fails as a whole is INDETERMINATE for
+ * every key, naming the violation (`engine: "batch_contract_violation"`, `violation`), or
+ * `adapter_overran_deadline` as a single query would.
+ */
+export async function callStatusQueryBatch(
+  adapter: Adapter,
+  keys: readonly QueryKey[],
+  deadlineMs: number,
+): Promise<ProbeAnswer[]> {
+  const all = (evidence: Record<string, unknown>): ProbeAnswer[] =>
+    keys.map(() => ({ result: "INDETERMINATE", nFound: null, destinationRefs: [], evidence }));
+  const violation = (what: string, extra: Record<string, unknown> = {}): ProbeAnswer[] =>
+    all({ engine: "batch_contract_violation", violation: what, ...extra });
+  const batch = adapter.statusQueryBatch;
+  if (typeof batch !== "function") return violation("no_batch_method");
+  const raced = await withDeadline(
+    async (signal) => {
+      let raw: unknown;
+      try {
+        raw = await batch.call(adapter, keys, deadlineMs, signal);
+      } catch (e) {
+        return violation("threw", { error: describeError(e) });
+      }
+      if (!Array.isArray(raw)) return violation("not_an_array");
+      if (raw.length !== keys.length)
+        return violation("wrong_length", { expected: keys.length, got: raw.length });
+      return raw.map((r: unknown) => normaliseStatusResult(r));
+    },
+    deadlineMs,
+    OVERRUN_GRACE_MS,
+  );
+  return raced.value === TIMED_OUT
+    ? all({ engine: "adapter_overran_deadline", deadline_ms: deadlineMs })
     : raced.value;
 }

@@ -20,7 +20,7 @@ export interface AutoRedispatchGrant {
 export interface EngineConfig {
   /** Deadline handed to `adapter.dispatch` (reference: 30 s). */
   readonly dispatchDeadlineMs: number;
-  /** Deadline handed to `adapter.statusQuery` (reference: 10 s). */
+  /** Deadline handed to `adapter.statusQuery` and each `statusQueryBatch` call (reference: 10 s). */
   readonly probeDeadlineMs: number;
   /** Gap between the two ABSENT probes that confirm absence (reference: 60 s). */
   readonly rereadGapSeconds: number;
@@ -64,7 +64,9 @@ export interface EngineConfig {
   readonly recoveryPageSize: number;
   /**
    * Effects recovery adjudicates at once (each its own destination probe and ledger writes;
-   * one effect is never worked on twice in a run). 1 = one after another. Default 8.
+   * one effect is never worked on twice in a run). 1 = one after another. Default 8. With an
+   * adapter that declares batch status lookups (`queryable.batch_max`), the wire calls in
+   * flight per destination; then up to this × batch_max effects reach their probe at once.
    */
   readonly recoveryConcurrency: number;
   /** Settled effects a worker cycle audits at most (besides audits a late response queued). */

@@ -8,6 +8,7 @@ import type { ExecutionFrontier, StoredRecord } from "../ledger/types.js";
 import type { AdapterEntry } from "./adapter-registry.js";
 import type { EngineContext } from "./context.js";
 import type { SettleActor } from "./reconcile-settle.js";
+import type { ProbeChannel } from "./status-batcher.js";
 
 /** Why an execution stays AMBIGUOUS for now. */
 export type ParkReason =
@@ -72,4 +73,10 @@ export interface ReconcileStep {
   readonly entry: AdapterEntry;
   readonly actor: SettleActor;
   readonly mode: "online" | "recovery";
+  /**
+   * The recovery run's shared wire (engine/status-batcher): status queries batched when the
+   * adapter offers it, and a bound on calls in flight per destination. Absent: each status
+   * query and replay is its own guarded call, as online.
+   */
+  readonly channel?: ProbeChannel;
 }

@@ -30,6 +30,9 @@
  * time); a probe that settles is written with the exit and the finding in one statement
  * (settleWithProbe). With crash points armed the settling probe is written on its own first,
  * so the seams between the probe and the settle (reconcile.pre_settle) stay reachable.
+ * Recovery may hand in a probe channel (engine/status-batcher): the status query then goes out
+ * in a batch with other effects' keys when the adapter offers batch lookups; the answer is
+ * still this probe's own, judged and recorded exactly as a single query's (plus `batch_size`).
  * Imports: core, db, ledger, adapters, engine.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
@@ -54,6 +57,7 @@ import {
 } from "./reconcile-settle.js";
 import { replayProbe } from "./replay-probe.js";
 import type { ReconcileOutcome, ReconcileStep as Step } from "./reconcile-types.js";
+import type { ChannelAnswer, ProbeChannel } from "./status-batcher.js";
 
 const OPEN: readonly LifecycleState[] = ["DISPATCHED", "AMBIGUOUS"];
 
@@ -132,7 +136,10 @@ async function probeOnce(
   const { ctx, record, execution, entry } = step;
   const effectId = record.effectId;
   const previous = probes[probes.length - 1];
-  const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
+  const answer: ChannelAnswer =
+    step.channel === undefined
+      ? await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs)
+      : await step.channel.status(entry, key.key);
   // Database time (plus a test offset), like the claimed_at it is compared with (engine-time).
   // After an ABSENT answer the absence rule's facts are read with it, in the same statement.
   const fresh =
@@ -155,7 +162,13 @@ async function probeOnce(
     ...(answer.responseDigest === undefined ? {} : { responseDigest: answer.responseDigest }),
     queriedAt: iso(nowMs),
   };
-  const common = { mode: step.mode, key_strength: key.strength, adapter_evidence: answer.evidence };
+  const common = {
+    mode: step.mode,
+    key_strength: key.strength,
+    adapter_evidence: answer.evidence,
+    // The answer came in one statusQueryBatch call with this many keys (its own among them).
+    ...(answer.batchSize === undefined ? {} : { batch_size: answer.batchSize }),
+  };
 
   if (answer.result === "PRESENT") {
     const cite = await settlingCitation(step, { ...base, evidence: common }, [], pauseAfterProbe);
@@ -310,13 +323,15 @@ async function park(
 /**
  * Reconciles the latest execution of `effectId` by one step (see the file header). `prefetched`
  * is the effect's inputs when the caller read them already (recovery reads a page at once);
- * without it they are read here, in one statement.
+ * without it they are read here, in one statement. `channel` is the recovery run's shared wire
+ * (batched status queries, a bound per destination); without it every call is its own.
  */
 export async function reconcileEffect(
   ctx: EngineContext,
   effectId: string,
   mode: "online" | "recovery" = "online",
   prefetched?: ReconcileInputs,
+  channel?: ProbeChannel,
 ): Promise<ReconcileOutcome> {
   let inputs = prefetched ?? (await readOneReconcileInputs(ctx.db, effectId));
   const record = inputs.record;
@@ -354,6 +369,7 @@ export async function reconcileEffect(
     entry,
     actor: mode === "recovery" ? "recovery" : "reconciler",
     mode,
+    ...(channel === undefined ? {} : { channel }),
   };
   if (entry.declaration.tier === "C3") {
     // The information was never emitted: no query can prove anything (§1, C3).
@@ -400,7 +416,10 @@ export async function reconcileEffect(
     const first = inputs.horizons[0];
     const firstClaimMs = first === undefined ? 0 : Date.parse(first.claimedAt);
     if (nowMs - firstClaimMs <= window * 1000) {
-      const replay = await replayProbe(step);
+      const replay =
+        channel === undefined
+          ? await replayProbe(step)
+          : await channel.replay(entry, () => replayProbe(step));
       if (replay !== null) return replay;
       // The replay may have left a receipt (and a destination ref) of its own.
       destinationRef = await latestDestinationRef(ctx.db, execution.executionId);

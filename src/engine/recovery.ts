@@ -13,7 +13,17 @@
  * `recoveryConcurrency` items of a page run at once (engine/bounded-pool: each item to exactly
  * one lane, so one effect is reconciled at most once per run); one lane while crash points are
  * armed. What every reconcile step of a page decides on is read for the page in one statement
- * (ledger/reconcile-inputs). Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
+ * (ledger/reconcile-inputs).
+ * Batch status lookups: when an adapter declares `queryable.batch_max` (and implements
+ * `statusQueryBatch`), the run's status queries go through one probe channel
+ * (engine/status-batcher): keys asked in the same turn of the event loop leave as one batch
+ * call of at most `batch_max` keys, and each answer is still judged and recorded as its own
+ * probe. So that batches fill, up to `recoveryConcurrency × batch_max` effects of a page
+ * (the largest batch_max of the configured adapters) reach their probe at once, while the
+ * channel keeps at most `recoveryConcurrency` wire calls in flight to any one destination
+ * (status queries, batches and C1 replay probes alike). Without a batching adapter, and with
+ * crash points armed, nothing changes: `recoveryConcurrency` lanes (one when armed), each
+ * call its own. Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
  */
 import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
 import {
@@ -31,6 +41,7 @@ import { mapBounded } from "./bounded-pool.js";
 import { emit, type EngineContext } from "./context.js";
 import { reconcileEffect } from "./reconciler.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
+import { largestBatchMax, recoveryProbeChannel, type ProbeChannel } from "./status-batcher.js";
 
 /** Which part of a recovery run an item failed in. */
 export type RecoveryStep = "close_attempt" | "reconcile" | "redispatch" | "audit";
@@ -137,11 +148,22 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
         break;
     }
   };
+  // Batch lookups (see the file header): more lanes reach their probe at once, the channel
+  // bounds what is in flight per destination. Never with crash points armed (one lane).
+  const batchMax = ctx.crash.armed ? null : largestBatchMax(ctx.adapters);
+  const channel: ProbeChannel | undefined =
+    batchMax === null
+      ? undefined
+      : recoveryProbeChannel({
+          maxInFlight: concurrency,
+          deadlineMs: ctx.config.probeDeadlineMs,
+        });
+  const reconcileLanes = batchMax === null ? concurrency : concurrency * batchMax;
   // Tallied as each lane finishes (outcomes are in completion order), then the seam.
   const reconcileOne = async (effectId: string, inputs?: ReconcileInputs): Promise<void> => {
     let outcome: ReconcileOutcome;
     try {
-      outcome = await reconcileEffect(ctx, effectId, "recovery", inputs);
+      outcome = await reconcileEffect(ctx, effectId, "recovery", inputs, channel);
     } catch (e) {
       if (!isStale(e)) fail("reconcile", e, { effectId });
       return;
@@ -165,7 +187,7 @@ export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
       // Not fatal: each step reads its own inputs (and reports its own failure) instead.
       fail("reconcile", e, {});
     }
-    await mapBounded(fresh, concurrency, (effectId) =>
+    await mapBounded(fresh, reconcileLanes, (effectId) =>
       reconcileOne(effectId, inputs.get(effectId)),
     );
     const last = page[page.length - 1];

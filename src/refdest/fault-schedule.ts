@@ -35,7 +35,8 @@ export const MAX_DELAY_MS = 30_000;
 /** Upper bound of the schedule, so a control client cannot exhaust memory. */
 export const MAX_SCHEDULE_ENTRIES = 10_000;
 
-const READS: readonly RefdestOp[] = ["get", "query", "list"];
+/** Reads: a batch status lookup (`query_batch`) takes the same faults as a single one. */
+const READS: readonly RefdestOp[] = ["get", "query", "query_batch", "list"];
 const WIRE_FAULT_OPS: readonly RefdestOp[] = ["create", "notify", ...READS];
 
 /** Which operations each fault can act on; an entry never matches any other operation. */

@@ -7,13 +7,19 @@ import { Refdest } from "./refdest.js";
 import type { RefdestOptions } from "./refdest-options.js";
 
 export { Refdest } from "./refdest.js";
-export { DEFAULT_IDEMPOTENCY_WINDOW_SECONDS, MAX_LIST_LIMIT } from "./refdest-options.js";
+export {
+  DEFAULT_IDEMPOTENCY_WINDOW_SECONDS,
+  MAX_LIST_LIMIT,
+  MAX_STATUS_BATCH_KEYS,
+} from "./refdest-options.js";
 export type {
   RefdestOptions,
   CreateInput,
   NotifyInput,
   ListInput,
   OobInput,
+  StatusBatchInput,
+  StatusKeyInput,
 } from "./refdest-options.js";
 export { startRefdestServer } from "./http-server.js";
 export type { RefdestServer, RefdestServerOptions } from "./http-server.js";

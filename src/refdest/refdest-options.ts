@@ -47,6 +47,14 @@ export interface ListInput {
   readonly limit?: number;
   readonly cursor?: string | null;
 }
+/** One key of a batch status lookup: what `GET /effects/{ref}` or `?client_ref=` would ask. */
+export interface StatusKeyInput {
+  readonly by: "client_ref" | "destination_ref";
+  readonly value: string;
+}
+export interface StatusBatchInput {
+  readonly keys: readonly StatusKeyInput[];
+}
 export interface OobInput {
   readonly effect_type: string;
   readonly payload: Readonly<Record<string, unknown>>;
@@ -55,13 +63,15 @@ export interface OobInput {
 
 export const DEFAULT_IDEMPOTENCY_WINDOW_SECONDS = 86_400;
 export const MAX_LIST_LIMIT = 100;
+/** Most keys one `POST /effects/status` may carry (documented in docs/refdest.md). */
+export const MAX_STATUS_BATCH_KEYS = 1000;
 /** Upper bound for lags, windows and clock jumps (ten years of destination time). */
 export const MAX_SECONDS = 10 * 365 * 86_400;
 
 /** The public operations each tier serves (`oob` is control-only and always available). */
 export const TIER_OPS: Readonly<Record<RefdestTier, readonly RefdestOp[]>> = {
-  C1: ["create", "get", "query", "list"],
-  C2: ["create", "get", "query", "list"],
+  C1: ["create", "get", "query", "query_batch", "list"],
+  C2: ["create", "get", "query", "query_batch", "list"],
   C3: ["notify"],
 };
 

@@ -9,7 +9,9 @@
  * THROTTLE_429 → DROP_RESPONSE_BEFORE_COMMIT → ERROR_5XX_NO_COMMIT → DELAY without commit (504
  * after the delay, nothing stored) → C1 replay/mismatch → `payload.reject === true` (400) →
  * store (twice under DUPLICATE_ACCEPT) → DROP_RESPONSE_AFTER_COMMIT / ERROR_5XX_AFTER_COMMIT /
- * DELAY with commit (stored at arrival, answered after the delay).
+ * DELAY with commit (stored at arrival, answered after the delay). Reads (get, query, the batch
+ * status lookup, list) take one fault per request: 429, 5xx, drop, or DELAY (answer computed
+ * at arrival, sent late).
  * The file is longer than our usual aim (~500 lines) on purpose: the write path above is the
  * specification of every fault's effect and reads best as one function next to the read path;
  * storage, keys, faults, clock and timers live in their own modules. Imports: core.
@@ -38,6 +40,7 @@ import {
   type NotifyInput,
   type OobInput,
   type RefdestOptions,
+  type StatusBatchInput,
 } from "./refdest-options.js";
 import {
   isoAtSeconds,
@@ -142,21 +145,37 @@ export class Refdest {
   /** GET /effects/{ref}: 200 view, or 404 resource_missing (authoritative unless lagging). */
   get(ref: string): Promise<RefdestReply> {
     if (!this.supports("get")) return Promise.resolve(this.unsupported("get"));
-    return this.#read("get", null, (now) => {
-      const view = this.#store.get(ref, now);
-      return view === null
-        ? errorReply(404, "resource_missing", "no such effect")
-        : { kind: "response", status: 200, body: view };
-    });
+    return this.#read("get", null, (now) => this.#getAnswer(ref, now));
   }
 
   /** GET /effects?client_ref=: 200 `{matches}` (possibly several: no uniqueness). */
   query(clientRef: string): Promise<RefdestReply> {
     if (!this.supports("query")) return Promise.resolve(this.unsupported("query"));
-    return this.#read("query", clientRef, (now) => ({
+    return this.#read("query", clientRef, (now) => this.#queryAnswer(clientRef, now));
+  }
+
+  /**
+   * POST /effects/status (C1/C2): many status lookups in one request — one request number, one
+   * log entry (op `query_batch`), one fault for the whole call (as a single read takes one).
+   * 200 `{results:[{status, body}…]}` in key order, each element exactly what the single
+   * `GET /effects/{ref}` or `GET /effects?client_ref=` would have answered at this request's
+   * destination time (read lag included).
+   */
+  statusBatch(input: StatusBatchInput): Promise<RefdestReply> {
+    if (!this.supports("query_batch")) return Promise.resolve(this.unsupported("query_batch"));
+    return this.#read("query_batch", null, (now) => ({
       kind: "response",
       status: 200,
-      body: { matches: this.#store.queryByClientRef(clientRef, now) },
+      body: {
+        results: input.keys.map((k) => {
+          const one =
+            k.by === "destination_ref"
+              ? this.#getAnswer(k.value, now)
+              : this.#queryAnswer(k.value, now);
+          // Both answers are responses (never a drop): the fault, if any, took the whole call.
+          return one.kind === "response" ? { status: one.status, body: one.body } : null;
+        }),
+      },
     }));
   }
 
@@ -431,8 +450,23 @@ export class Refdest {
     }
   }
 
+  #getAnswer(ref: string, nowSeconds: number): RefdestReply {
+    const view = this.#store.get(ref, nowSeconds);
+    return view === null
+      ? errorReply(404, "resource_missing", "no such effect")
+      : { kind: "response", status: 200, body: view };
+  }
+
+  #queryAnswer(clientRef: string, nowSeconds: number): RefdestReply {
+    return {
+      kind: "response",
+      status: 200,
+      body: { matches: this.#store.queryByClientRef(clientRef, nowSeconds) },
+    };
+  }
+
   async #read(
-    op: "get" | "query" | "list",
+    op: "get" | "query" | "query_batch" | "list",
     clientRef: string | null,
     answer: (nowSeconds: number) => RefdestReply,
   ): Promise<RefdestReply> {

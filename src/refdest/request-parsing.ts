@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { compactJsonBytes, isJsonObject, MAX_PAYLOAD_BYTES, parseJsonText } from "./json-limits.js";
+import { MAX_STATUS_BATCH_KEYS } from "./refdest-options.js";
 import { errorReply, type RefdestReply } from "./wire-types.js";
 
 export type Parsed<T> =
@@ -30,6 +31,20 @@ export const oobBodySchema = z.strictObject({
   effect_type: effectType,
   payload,
   client_ref: clientRef,
+});
+/** `POST /effects/status`: 1..1000 keys, each asked as its single GET would ask it. */
+export const statusBatchBodySchema = z.strictObject({
+  keys: z
+    .array(
+      z.strictObject({
+        by: z.enum(["client_ref", "destination_ref"]),
+        value: z.string().min(1).max(500),
+      }),
+    )
+    .min(1)
+    .max(MAX_STATUS_BATCH_KEYS, {
+      message: `at most ${MAX_STATUS_BATCH_KEYS} keys per batch status lookup`,
+    }),
 });
 export const scheduleBodySchema = z.strictObject({
   entries: z.array(z.unknown()),

@@ -6,7 +6,7 @@
  * rejected and never ticks the clock or touches the truth log.
  *
  * Public routes: POST /effects · GET /effects?client_ref= · GET /effects?from&to… ·
- * GET /effects/{ref} · POST /notify. Control routes live under /control/ and need
+ * GET /effects/{ref} · POST /effects/status (batch status lookup, ≤ 1000 keys) · POST /notify. Control routes live under /control/ and need
  * `Authorization: Bearer <controlToken>`; the token is checked before anything else there.
  * Imports: core.
  */
@@ -23,6 +23,7 @@ import {
   parseEffectsQuery,
   resetBodySchema,
   scheduleBodySchema,
+  statusBatchBodySchema,
 } from "./request-parsing.js";
 import { errorReply, type RefdestReply } from "./wire-types.js";
 
@@ -72,6 +73,21 @@ const PUBLIC: ReadonlyArray<readonly [RegExp, Route]> = [
                 ...(q.limit === undefined ? {} : { limit: q.limit }),
               });
         },
+      },
+      tiers: ["C1", "C2"],
+    },
+  ],
+  [
+    // Before the ref route: POST is the batch status lookup. GET still asks for an effect
+    // whose ref is "status" (none ever is: refs are "dest_…"), exactly as before the route.
+    /^\/effects\/status$/,
+    {
+      methods: {
+        POST: (d, _u, r) => {
+          const p = parseBody(statusBatchBodySchema, r.body);
+          return p.ok ? d.statusBatch(p.value) : p.reply;
+        },
+        GET: (d) => d.get("status"),
       },
       tiers: ["C1", "C2"],
     },

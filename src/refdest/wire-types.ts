@@ -8,12 +8,16 @@ export const RefdestTier = { C1: "C1", C2: "C2", C3: "C3" } as const;
 export type RefdestTier = (typeof RefdestTier)[keyof typeof RefdestTier];
 export const REFDEST_TIERS = Object.values(RefdestTier);
 
-/** Every operation that ticks the virtual clock. `oob` is the control API's out-of-band create. */
+/**
+ * Every operation that ticks the virtual clock. `oob` is the control API's out-of-band create;
+ * `query_batch` is one `POST /effects/status` call, however many keys it carries.
+ */
 export const RefdestOp = {
   create: "create",
   notify: "notify",
   get: "get",
   query: "query",
+  query_batch: "query_batch",
   list: "list",
   oob: "oob",
 } as const;

@@ -4,7 +4,8 @@
  * dispatch, status queries by the declared keys, list pages) and compares what it sees with
  * what the declaration promises: a lost response is ambiguous and findable, a "none" is ABSENT
  * (not an error), a committed effect is visible once the declared lag has passed (never ABSENT
- * after it), and a list returns every effect exactly once across pages. Imports: adapters.
+ * after it), and a list returns every effect exactly once across pages. The batch status checks
+ * live in conformance-batch-checks. Imports: adapters, testing.
  */
 import type {
   Adapter,
@@ -40,18 +41,18 @@ export interface CheckContext {
   readonly listEffectsCount: number;
   readonly nullLagMs: number;
 }
-type Verdict = Omit<ConformanceCheck, "name">;
-const pass = (reason: string): Verdict => ({ status: "pass", reason });
-const fail = (reason: string): Verdict => ({ status: "fail", reason });
-const skip = (reason: string): Verdict => ({ status: "skip", reason });
+export type Verdict = Omit<ConformanceCheck, "name">;
+export const pass = (reason: string): Verdict => ({ status: "pass", reason });
+export const fail = (reason: string): Verdict => ({ status: "fail", reason });
+export const skip = (reason: string): Verdict => ({ status: "skip", reason });
 
 /** A failed step: the check ends with this reason. */
-class StepFailed extends Error {}
+export class StepFailed extends Error {}
 
 const lagMs = (lag: string | null): number | null =>
   lag === null ? null : parseIsoDurationSeconds(lag) * 1000;
 const keys = (c: CheckContext): readonly string[] => c.d.queryable.by;
-const show = (r: StatusResult): string =>
+export const show = (r: StatusResult): string =>
   `${r.result} (n=${String(r.nFound)}${r.destinationRefs.length > 0 ? `, refs ${r.destinationRefs.join(", ")}` : ""})`;
 
 function makeOrder(c: CheckContext, i: number): DispatchOrder {
@@ -72,7 +73,7 @@ async function send(c: CheckContext, o: DispatchOrder): Promise<DispatchResult> 
 }
 
 /** Send and require OK. */
-async function create(
+export async function create(
   c: CheckContext,
   i: number,
 ): Promise<{ order: DispatchOrder; ref: string | null }> {
@@ -85,12 +86,12 @@ async function create(
   return { order, ref: r.destinationRef ?? null };
 }
 
-async function waitStatusLag(c: CheckContext): Promise<void> {
+export async function waitStatusLag(c: CheckContext): Promise<void> {
   const ms = lagMs(c.d.consistency.status_settlement_lag);
   if (ms !== null && ms > 0) await c.h.advanceMs(ms);
 }
 
-function query(c: CheckContext, key: QueryKey): Promise<StatusResult> {
+export function query(c: CheckContext, key: QueryKey): Promise<StatusResult> {
   return c.a.statusQuery(key, c.deadlineMs);
 }
 
@@ -132,7 +133,7 @@ function occurrences(
   ).length;
 }
 
-type Check = (c: CheckContext) => Promise<Verdict>;
+export type Check = (c: CheckContext) => Promise<Verdict>;
 
 const declarationValid: Check = (c) => {
   const d = loadDeclaration(c.a.declare());
@@ -340,7 +341,8 @@ const listPagination: Check = async (c) => {
   return pass(`${n} effects listed over ${pages} pages, each exactly once`);
 };
 
-export const CHECKS: Readonly<Record<ConformanceCheckName, Check>> = {
+/** The checks of this file; the batch checks (`batch.*`) are in conformance-batch-checks. */
+export const CHECKS: Readonly<Record<Exclude<ConformanceCheckName, `batch.${string}`>, Check>> = {
   "declaration.valid": declarationValid,
   "declaration.queryable": declarationQueryable,
   "declaration.list_queryable": declarationListQueryable,
@@ -374,12 +376,19 @@ export function deadlineBounded(a: Adapter): Adapter {
     });
     return Promise.race([p, limit]).finally(() => clearTimeout(timer));
   };
+  const batch = a.statusQueryBatch;
   return {
     adapterId: a.adapterId,
     declare: () => a.declare(),
     validatePayload: (t, p) => a.validatePayload(t, p),
     dispatch: (o, d, s) => bounded("dispatch", d, a.dispatch(o, d, s)),
     statusQuery: (k, d, s) => bounded("statusQuery", d, a.statusQuery(k, d, s)),
+    ...(typeof batch === "function"
+      ? {
+          statusQueryBatch: (k: readonly QueryKey[], d: number, s?: AbortSignal) =>
+            bounded("statusQueryBatch", d, batch.call(a, k, d, s)),
+        }
+      : {}),
     listEffects: (w, c, d) => bounded("listEffects", d, a.listEffects(w, c, d)),
   };
 }

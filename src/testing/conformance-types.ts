@@ -40,6 +40,8 @@ export const CONFORMANCE_CHECKS = [
   "lost_response.found_by_client_ref",
   "read_lag.visible_after_declared_lag",
   "list.pagination",
+  "batch.matches_single",
+  "batch.engine_respects_max",
 ] as const;
 export type ConformanceCheckName = (typeof CONFORMANCE_CHECKS)[number];
 

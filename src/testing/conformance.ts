@@ -2,20 +2,31 @@
  * testing/conformance — the adapter conformance suite anyone can run against their own
  * adapter: `checkAdapterConformance(factory, options)` runs every named check against a fresh
  * harness and returns a report (pass / fail / skip with a reason each); `assertConformant`
- * throws `adapter_nonconformant` listing every failure. The checks live in conformance-checks.
+ * throws `adapter_nonconformant` listing every failure. The checks live in conformance-checks
+ * and (batch status lookups) conformance-batch-checks.
  * Imports: core, adapters, testing.
  */
 import { randomBytes } from "node:crypto";
 import { IrrevonError, isIrrevonError } from "../core/errors.js";
 import { loadDeclaration } from "../adapters/declaration.js";
-import { CHECKS, deadlineBounded, stepFailure, type CheckContext } from "./conformance-checks.js";
+import { BATCH_CHECKS } from "./conformance-batch-checks.js";
+import {
+  CHECKS,
+  deadlineBounded,
+  stepFailure,
+  type Check,
+  type CheckContext,
+} from "./conformance-checks.js";
 import {
   CONFORMANCE_CHECKS,
   type ConformanceCheck,
+  type ConformanceCheckName,
   type ConformanceOptions,
   type ConformanceReport,
   type HarnessFactory,
 } from "./conformance-types.js";
+
+const ALL_CHECKS: Readonly<Record<ConformanceCheckName, Check>> = { ...CHECKS, ...BATCH_CHECKS };
 
 function bounded(
   field: string,
@@ -95,7 +106,7 @@ export async function checkAdapterConformance(
           listEffectsCount,
           nullLagMs,
         };
-        verdict = await CHECKS[name](ctx);
+        verdict = await ALL_CHECKS[name](ctx);
       } catch (e) {
         verdict = { status: "fail", reason: stepFailure(e) ?? `threw ${describeError(e)}` };
       }

@@ -27,6 +27,11 @@ export interface InProcessRefdestOptions {
   readonly lagSeconds?: number;
   /** Destination time source; default real monotonic time. Use `frozenTimeSource` for fake time. */
   readonly clock?: RefdestTimeSource;
+  /**
+   * Declare the destination's batch status lookup (`queryable.batch_max`, 2..1000; C1/C2) in the
+   * default declaration. Default: none (one key per status query).
+   */
+  readonly batchMax?: number;
   /** The adapter's declaration; default the tier's refdest declaration for `lagSeconds`. */
   readonly declaration?: CapabilityDeclaration;
 }
@@ -48,7 +53,12 @@ export function inProcessRefdest(options: InProcessRefdestOptions): InProcessRef
   });
   const adapter = new RefdestAdapter({
     baseUrl: IN_PROCESS_BASE_URL,
-    declaration: options.declaration ?? refdestDeclaration(options.tier, { lagSeconds }),
+    declaration:
+      options.declaration ??
+      refdestDeclaration(options.tier, {
+        lagSeconds,
+        ...(options.batchMax === undefined ? {} : { batchMax: options.batchMax }),
+      }),
     transport: createInProcessTransport(destination),
   });
   return { destination, adapter };

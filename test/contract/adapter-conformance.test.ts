@@ -3,11 +3,15 @@
  * C1, C2, C3 and the lagged C2 profile, an adapter written with defineAdapter passes it, and
  * deliberately broken adapters fail it with the specific check named — a 404 treated as an
  * error, a list that drops its second page, a negative cache that stays ABSENT after the read
- * lag, a lagging destination declared PT0S, and a lost response reported as FAILED.
+ * lag, a lagging destination declared PT0S, and a lost response reported as FAILED. With a
+ * declared batch_max, the reference adapter passes the batch checks, and batches whose answers
+ * differ from the single answers (a negative cache, reversed order, a missing answer, no
+ * statusQueryBatch at all) fail them by name.
  */
 import { describe, expect, it } from "vitest";
 import type { Adapter, QueryKey, StatusResult } from "../../src/adapters/contract.js";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
+import type { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
 import {
   CONFORMANCE_CHECKS,
   assertConformant,
@@ -273,5 +277,91 @@ describe("an adapter that ignores its deadline", () => {
     );
     expect(failedNames(report)).toEqual(["not_found.client_ref"]);
     expect(report.failures[0]?.reason).toMatch(/did not settle within its deadline \(50 ms\)/);
+  });
+});
+
+describe("batch status lookups (queryable.batch_max)", () => {
+  it("RefdestAdapter with batch_max passes every check, the batch checks included", async () => {
+    const report = await assertConformant(refdestHarness({ tier: "C2", batchMax: 7 }));
+    expect(statusOf(report, "batch.matches_single")).toBe("pass");
+    expect(statusOf(report, "batch.engine_respects_max")).toBe("pass");
+    expect(report.checks.find((c) => c.name === "batch.engine_respects_max")?.reason).toMatch(
+      /15 keys asked at once went out in 3 calls of 7, 7, 1 keys/,
+    );
+  });
+
+  it("without batch_max the batch checks are skipped with the reason", async () => {
+    const report = await checkAdapterConformance(refdestHarness({ tier: "C2" }), {
+      only: ["batch.matches_single", "batch.engine_respects_max"],
+    });
+    expect(report.checks.map((c) => [c.name, c.status])).toEqual([
+      ["batch.matches_single", "skip"],
+      ["batch.engine_respects_max", "skip"],
+    ]);
+    expect(report.checks[0]?.reason).toMatch(/no queryable\.batch_max declared/);
+  });
+
+  /** The reference adapter with batch_max 5 and its batch call replaced by `batch(inner)`. */
+  const brokenBatch = (
+    batch: (inner: RefdestAdapter) => NonNullable<Adapter["statusQueryBatch"]>,
+  ) =>
+    refdestHarness({
+      tier: "C2",
+      batchMax: 5,
+      wrap: (a) => wrapAdapter(a, { statusQueryBatch: batch(a) }),
+    });
+
+  it("a batch whose answers differ from the single answers fails batch.matches_single", async () => {
+    // A negative cache: every client ref the batch is asked is answered ABSENT.
+    const report = await checkAdapterConformance(
+      brokenBatch((a) => async (keys, d, s) => {
+        const out = await a.statusQueryBatch(keys, d, s);
+        return out.map((r, i) =>
+          keys[i]?.kind === "client_ref"
+            ? { ...r, result: "ABSENT", nFound: 0, destinationRefs: [] }
+            : r,
+        );
+      }),
+    );
+    expect(failedNames(report)).toEqual(["batch.matches_single"]);
+    expect(report.failures[0]?.reason).toMatch(
+      /key \d+ \(client_ref conf-.*\) was answered ABSENT \(n=0\), but the single status query answers PRESENT \(n=1/,
+    );
+  });
+
+  it("a batch that answers out of key order fails batch.matches_single", async () => {
+    const report = await checkAdapterConformance(
+      brokenBatch(
+        (a) => async (keys, d, s) => [...(await a.statusQueryBatch(keys, d, s))].reverse(),
+      ),
+      { only: ["batch.matches_single"] },
+    );
+    expect(failedNames(report)).toEqual(["batch.matches_single"]);
+    expect(report.failures[0]?.reason).toMatch(/mixed order/);
+  });
+
+  it("a batch that drops an answer fails both batch checks, naming the violation", async () => {
+    const report = await checkAdapterConformance(
+      brokenBatch((a) => async (keys, d, s) => (await a.statusQueryBatch(keys, d, s)).slice(1)),
+      { only: ["batch.matches_single", "batch.engine_respects_max"] },
+    );
+    expect(failedNames(report)).toEqual(["batch.matches_single", "batch.engine_respects_max"]);
+    expect(report.failures[0]?.reason).toMatch(
+      /answered 0 results; it must answer one result per key/,
+    );
+    expect(report.failures[1]?.reason).toMatch(/wrong_length/);
+  });
+
+  it("a declared batch_max without statusQueryBatch fails both batch checks", async () => {
+    const report = await checkAdapterConformance(
+      refdestHarness({
+        tier: "C2",
+        batchMax: 5,
+        wrap: (a) => wrapAdapter(a, {}),
+      }),
+      { only: ["batch.matches_single", "batch.engine_respects_max"] },
+    );
+    expect(failedNames(report)).toEqual(["batch.matches_single", "batch.engine_respects_max"]);
+    expect(report.failures[0]?.reason).toMatch(/has no statusQueryBatch/);
   });
 });

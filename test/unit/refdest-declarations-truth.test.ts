@@ -11,7 +11,9 @@
  *     forgot the key after 86 400 requests, minutes of busy traffic);
  *   - query keys: every key kind `queryable.by` lists answers PRESENT for an effect that
  *     exists and ABSENT for one that does not; `list_queryable` matches the list route;
- *   - idempotency.supported: C1 deduplicates a repeated key, C2 does not.
+ *   - idempotency.supported: C1 deduplicates a repeated key, C2 does not;
+ *   - queryable.batch_max: the destination answers a batch of exactly that many keys in one
+ *     request; without it the adapter offers no batch.
  */
 import { describe, expect, it } from "vitest";
 import type { CapabilityDeclaration, QueryKey } from "../../src/adapters/contract.js";
@@ -33,6 +35,8 @@ const PACKAGED: ReadonlyArray<{ readonly name: string; readonly lagSeconds: numb
   { name: "REFDEST_C2_LAGGED_DECLARATION", lagSeconds: 30, d: REFDEST_C2_LAGGED_DECLARATION },
   { name: "refdestDeclaration(C1, lag 5)", lagSeconds: 5, d: refdestDeclaration("C1", { lagSeconds: 5 }) },
   { name: "refdestDeclaration(C2, lag 600)", lagSeconds: 600, d: refdestDeclaration("C2", { lagSeconds: 600 }) },
+  { name: "refdestDeclaration(C2, batch 100)", lagSeconds: 0, d: refdestDeclaration("C2", { batchMax: 100 }) },
+  { name: "refdestDeclaration(C1, lag 5, batch 1000)", lagSeconds: 5, d: refdestDeclaration("C1", { lagSeconds: 5, batchMax: 1000 }) },
 ];
 
 interface Rig {
@@ -102,6 +106,27 @@ describe.each(PACKAGED)("$name is true of the reference destination", ({ d, lagS
     }
     const other = await r.adapter.statusQuery(keyFor("client_ref", order(2).operationId, ""), 1_000);
     expect(other.result).toBe("ABSENT");
+  });
+
+  it("batch_max: a batch of exactly that many keys is answered key by key; none declared, none offered", async () => {
+    const r = rig(d, lagSeconds);
+    const max = d.queryable.batch_max ?? null;
+    const probe: QueryKey[] = [{ kind: "client_ref", value: order(9).operationId }];
+    if (max === null) {
+      await expect(r.adapter.statusQueryBatch(probe, 1_000)).rejects.toMatchObject({
+        code: "capability_unsupported",
+      });
+      return;
+    }
+    const sent = await r.adapter.dispatch(order(5), 1_000);
+    r.advance((secondsOf(d.consistency.status_settlement_lag) ?? 0) * 1000);
+    const keys: QueryKey[] = [
+      keyFor("destination_ref", "", sent.destinationRef ?? ""),
+      ...Array.from({ length: max - 1 }, (_, i) => keyFor("client_ref", order(100 + i).operationId, "")),
+    ];
+    const answers = await r.adapter.statusQueryBatch(keys, 1_000);
+    expect(answers.map((a) => a.result)).toEqual(["PRESENT", ...Array<string>(max - 1).fill("ABSENT")]);
+    expect(r.refdest.requestLog().filter((e) => e.op === "query_batch")).toHaveLength(1);
   });
 
   it("listing lag and list_queryable: a listing shows the effect no later than the declared lag", async () => {

@@ -74,19 +74,31 @@ const BASE = { C1, C2, C3 } as const;
 /**
  * The declaration for a refdest profile. `lagSeconds > 0` (C1/C2) states that read lag in both
  * consistency fields and suffixes the adapter id (`refdest-c2-lag30s`); C3 ignores the lag.
+ * `batchMax` (C1/C2, 2..1000) declares the batch status lookup (`POST /effects/status`, at most
+ * 1000 keys at the destination) as `queryable.batch_max` and cites it; the adapter id is kept.
+ * Without it the declaration (and its digest) is exactly the profile's as before batch lookups
+ * existed. C3 has nothing to look up: a `batchMax` there is refused (declaration_invalid).
  */
 export function refdestDeclaration(
   tier: "C1" | "C2" | "C3",
-  options: { readonly lagSeconds?: number } = {},
+  options: { readonly lagSeconds?: number; readonly batchMax?: number } = {},
 ): CapabilityDeclaration {
   const lag = options.lagSeconds ?? 0;
   const base = BASE[tier];
-  if (tier === "C3" || lag === 0) return loadDeclaration(base);
+  const lagged: CapabilityDeclaration =
+    tier === "C3" || lag === 0
+      ? base
+      : {
+          ...base,
+          adapter: `${base.adapter}-lag${lag}s`,
+          consistency: { status_settlement_lag: `PT${lag}S`, listing_lag: `PT${lag}S` },
+          citations: [...base.citations, `${DOC}#read-lag`],
+        };
+  if (options.batchMax === undefined) return loadDeclaration(lagged);
   return loadDeclaration({
-    ...base,
-    adapter: `${base.adapter}-lag${lag}s`,
-    consistency: { status_settlement_lag: `PT${lag}S`, listing_lag: `PT${lag}S` },
-    citations: [...base.citations, `${DOC}#read-lag`],
+    ...lagged,
+    queryable: { ...lagged.queryable, batch_max: options.batchMax },
+    citations: [...lagged.citations, `${DOC}#batch-status-lookup`],
   });
 }
 

@@ -4,7 +4,10 @@
  * is left by one engine, then a fresh engine's `recover()` adjudicates them all. Timed is the
  * recovery call alone; every effect must end settled (PRESENT ⇒ COMMITTED, twice ABSENT ⇒
  * LOST, re-read gap 0) with no errors, or the run throws. The destination is the in-process
- * reference destination (zero latency), so the figure is the engine's own cost.
+ * reference destination (zero latency), so the figure is the engine's own cost; `latencyMs`
+ * makes every status call take that long (a DELAY fault on the destination's reads) and
+ * `batchMax` declares its batch status lookup, for the single-vs-batched comparison
+ * (bench/engine/recovery-batching).
  * Imports: db, engine, refdest, bench.
  */
 import { refdestDeclaration } from "../../adapters/declarations/refdest.js";
@@ -37,7 +40,20 @@ export interface RecoveryRun {
   readonly transactionsPerEffect: number;
   /** Effect records in the ledger when recovery ran (earlier phases of the run included). */
   readonly ledgerEffects?: number;
+  /** Set when the run was asked for a destination latency (ms added to every status call). */
+  readonly latencyMs?: number;
+  /** Set when the destination declared batch status lookups (`queryable.batch_max`). */
+  readonly batchMax?: number;
+  /**
+   * Status calls on the wire during recovery — single queries plus batch calls (set with
+   * `latencyMs` or `batchMax`); `batchCalls` of them were `POST /effects/status`.
+   */
+  readonly wireCalls?: number;
+  readonly batchCalls?: number;
 }
+
+/** Operations of the reference destination that are status calls on the wire. */
+const STATUS_OPS = new Set(["get", "query", "query_batch"]);
 
 const DEADLINE_MS = 1_000;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -51,12 +67,22 @@ export async function measureRecovery(
     readonly config?: Partial<EngineConfig>;
     /** Wraps the recovering engine's handle (e.g. a per-statement profiler). */
     readonly wrapDb?: (db: Db) => Db;
+    /**
+     * Real milliseconds the destination takes to answer each status call during recovery (a
+     * DELAY fault on every read; the backlog's creates are not delayed). Default 0.
+     */
+    readonly latencyMs?: number;
+    /** Declare the destination's batch status lookup (`queryable.batch_max`). Default: none. */
+    readonly batchMax?: number;
   },
 ): Promise<RecoveryRun> {
   const refdest = createRefdest({ tier: "C2", seed: 7 });
   const adapter = new RefdestAdapter({
     baseUrl: "http://127.0.0.1:9",
-    declaration: refdestDeclaration("C2"),
+    declaration: refdestDeclaration(
+      "C2",
+      options.batchMax === undefined ? {} : { batchMax: options.batchMax },
+    ),
     transport: createInProcessTransport(refdest),
   });
   const config: Partial<EngineConfig> = {
@@ -109,6 +135,18 @@ export async function measureRecovery(
   const counting = countingDb(options.wrapDb === undefined ? appDb : options.wrapDb(appDb));
   const engine = await open(counting, `bench-${db.backend}-${tag}-recoverer`);
   Object.assign(counting.counts, zeroCounts());
+  const latencyMs = options.latencyMs ?? 0;
+  if (latencyMs > 0) {
+    refdest.schedule(
+      ["get", "query", "query_batch"].map((op) => ({
+        fault: "DELAY",
+        match: { op },
+        param: { ms: latencyMs },
+        once: false,
+      })),
+    );
+  }
+  const logBefore = refdest.requestLog().length;
   const queriesBefore = refdest
     .requestLog()
     .filter((e) => e.op === "query" || e.op === "get").length;
@@ -134,9 +172,26 @@ export async function measureRecovery(
       roundTripsPerEffect: roundTripsOf(counting.counts) / options.effects,
       transactionsPerEffect: counting.counts.transactions / options.effects,
       ledgerEffects,
+      ...(options.latencyMs === undefined && options.batchMax === undefined
+        ? {}
+        : wireFigures(refdest.requestLog().slice(logBefore), latencyMs, options.batchMax)),
     };
   } finally {
     await engine.close();
     if (db.url !== null) await appDb.close();
   }
+}
+
+/** The wire figures of a run with a latency or batch lookups (see RecoveryRun). */
+function wireFigures(
+  log: readonly { readonly op: string }[],
+  latencyMs: number,
+  batchMax: number | undefined,
+): Pick<RecoveryRun, "latencyMs" | "batchMax" | "wireCalls" | "batchCalls"> {
+  return {
+    latencyMs,
+    ...(batchMax === undefined ? {} : { batchMax }),
+    wireCalls: log.filter((e) => STATUS_OPS.has(e.op)).length,
+    batchCalls: log.filter((e) => e.op === "query_batch").length,
+  };
 }

@@ -20,6 +20,7 @@ import {
   judgeWorkers,
 } from "./judges.js";
 import type { CommitsPerEffect } from "./per-effect.js";
+import { judgeRecoveryBatching, renderRecoveryBatching } from "./recovery-batching.js";
 import type { ServerDeltas } from "./server-stats.js";
 import type { MeasuredRun, Target, TargetJudge } from "./report-types.js";
 import { renderStartup } from "./startup.js";
@@ -41,6 +42,7 @@ export const TARGET_JUDGES: readonly TargetJudge[] = [
   judgeCleanEffect,
   judgeWorkers,
   judgeRecovery,
+  judgeRecoveryBatching,
   judgeStartupTargets,
 ];
 
@@ -185,6 +187,7 @@ export const SECTION_RENDERERS: readonly ((r: EngineBenchReport) => string[])[] 
   renderPerEffect,
   renderThroughput,
   renderRecovery,
+  renderRecoveryBatching,
   renderStartupSection,
 ];
 

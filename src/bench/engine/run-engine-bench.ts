@@ -2,7 +2,8 @@
  * bench/engine/run-engine-bench — runs the whole engine benchmark in one go: per-effect cost
  * on PGlite and on Postgres (with the commit floor of each), throughput with 1, 2, 4, 8
  * engine processes on Postgres, and the physical limit (single-row insert commits/s) of the
- * same server, recovery of a backlog of AMBIGUOUS effects on both backends, and startup
+ * same server, recovery of a backlog of AMBIGUOUS effects on both backends (and the same
+ * backlog against a destination with latency, single status queries vs batched), and startup
  * (embedded open, demo, CLI), all measured in the same run. Returns the report; scripts/bench-engine.ts writes
  * it. A run without a reachable Postgres server measures PGlite only and says so.
  * Imports: db, bench.
@@ -16,6 +17,11 @@ import { createPgliteBenchDatabase, createPostgresBenchDatabase } from "./bench-
 import { measureInsertThroughput, type PhysicalLimitRun } from "./commit-floor.js";
 import { measurePerEffect, type PerEffectResult } from "./per-effect.js";
 import { measureRecovery, type RecoveryRun } from "./recovery-bench.js";
+import {
+  measureRecoveryBatching,
+  RECOVERY_BATCHING_KEY,
+  type RecoveryBatchingRun,
+} from "./recovery-batching.js";
 import { judgeAll, type EngineBenchReport, type HostInfo, type MeasuredRun } from "./report.js";
 import { measureStartup, type StartupResult } from "./startup.js";
 import { measureThroughput, type ThroughputRun } from "./throughput.js";
@@ -38,6 +44,13 @@ export interface EngineBenchOptions {
   readonly demoRuns?: number;
   /** AMBIGUOUS effects in the recovery measurement, per backend; 0 or absent skips it. */
   readonly recoveryEffects?: number;
+  /**
+   * Destination latency (ms per status call) of the single-vs-batched recovery comparison,
+   * run on the same number of effects after the recovery row; 0 or absent skips it.
+   */
+  readonly recoveryLatencyMs?: number;
+  /** `queryable.batch_max` of the batched side of that comparison (default 100). */
+  readonly recoveryBatchMax?: number;
   /** Progress lines (stderr in the script). */
   readonly log?: (line: string) => void;
 }
@@ -53,6 +66,7 @@ export const FULL_BENCH: Omit<EngineBenchOptions, "postgresUrl" | "command"> = {
   startupRuns: 5,
   demoRuns: 3,
   recoveryEffects: 200,
+  recoveryLatencyMs: 20,
 };
 
 function pgliteVersion(): string {
@@ -99,6 +113,24 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
   const physicalLimit: PhysicalLimitRun[] = [];
   const recovery: RecoveryRun[] = [];
   const recoveryEffects = options.recoveryEffects ?? 0;
+  const recoveryBatching: RecoveryBatchingRun[] = [];
+  const latencyMs = options.recoveryLatencyMs ?? 0;
+  const compareBatching = async (
+    db: Parameters<typeof measureRecoveryBatching>[0],
+  ): Promise<void> => {
+    if (recoveryEffects === 0 || latencyMs === 0) return;
+    log(
+      `recovery on ${db.backend}: ${recoveryEffects} AMBIGUOUS effects, ${latencyMs} ms destination latency, single vs batched`,
+    );
+    recoveryBatching.push(
+      await measureRecoveryBatching(db, {
+        effects: recoveryEffects,
+        latencyMs,
+        batchMax: options.recoveryBatchMax ?? 100,
+        tag,
+      }),
+    );
+  };
 
   if (backends.includes("pglite")) {
     log(`per-effect on pglite: ${options.effects} effects`);
@@ -111,6 +143,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
         log(`recovery on pglite: ${recoveryEffects} AMBIGUOUS effects`);
         recovery.push(await measureRecovery(db, { effects: recoveryEffects, tag }));
       }
+      await compareBatching(db);
     } finally {
       await db.close();
     }
@@ -137,6 +170,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
         log(`recovery on postgres: ${recoveryEffects} AMBIGUOUS effects`);
         recovery.push(await measureRecovery(db, { effects: recoveryEffects, tag }));
       }
+      await compareBatching(db);
       for (const connections of options.physicalConnections) {
         log(`physical limit: ${connections} connection(s) for ${options.physicalMs} ms`);
         physicalLimit.push(
@@ -177,7 +211,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
     physicalLimit,
     recovery,
     startup,
-    extra: {},
+    extra: recoveryBatching.length === 0 ? {} : { [RECOVERY_BATCHING_KEY]: recoveryBatching },
   };
   return {
     format: "irrevon-bench-engine/v1",
@@ -191,6 +225,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
       physical_connections: options.physicalConnections,
       physical_ms: options.physicalMs,
       recovery_effects: recoveryEffects,
+      recovery_latency_ms: latencyMs,
       destination: "in-process reference destination (C2), zero latency",
     },
     targets: judgeAll(run),
