@@ -46,6 +46,10 @@ describe("engine benchmark smoke", () => {
       expect(report.throughput).toHaveLength(1);
       expect(report.throughput[0]?.effects).toBeGreaterThan(0);
       expect(report.throughput[0]?.errors).toBe(0);
+      // CPU per effect: the workers' own accounting, and the local server's from /proc.
+      expect(report.throughput[0]?.engineCpuMsPerEffect).toBeGreaterThan(0);
+      const server = report.throughput[0]?.serverCpuMsPerEffect;
+      if (server !== null) expect(server).toBeGreaterThan(0);
       expect(report.physicalLimit[0]?.commits).toBeGreaterThan(0);
     }
     expect(report.targets.map((t) => t.name)).toEqual(

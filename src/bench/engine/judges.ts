@@ -5,6 +5,7 @@
  */
 import type { PerEffectResult } from "./per-effect.js";
 import type { MeasuredRun, Target } from "./report-types.js";
+import type { ThroughputRun } from "./throughput.js";
 import { judgeStartup } from "./startup.js";
 
 const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
@@ -141,6 +142,31 @@ function serverWork(r: PerEffectResult): string {
   );
 }
 
+/**
+ * Why the best worker count falls short of the commit limit: when the run measured CPU per
+ * effect, what the machine's cores can do at that cost (the bound a few-core machine hits
+ * first); otherwise the round trips.
+ */
+function workersExplanation(
+  run: MeasuredRun,
+  best: ThroughputRun,
+  ceiling: number,
+  pg: PerEffectResult,
+): string {
+  const engine = best.engineCpuMsPerEffect;
+  const server = best.serverCpuMsPerEffect;
+  if (engine === undefined || server === undefined || server === null || !(engine + server > 0))
+    return `an effect costs ${fmt(roundTripsOf(pg), 1)} round trips and the engine's own CPU per effect, where the limit is one round trip per commit; ${loadNote(run)}`;
+  const cpuCap = (run.host.cpus * 1000) / (engine + server);
+  return (
+    `CPU-bound: at ${best.workers} workers an effect took ${fmt(engine, 2)} ms of engine CPU and ${fmt(server, 2)} ms of ` +
+    `server CPU; ${run.host.cpus} cores run at most ${run.host.cpus} × 1000 ÷ ${fmt(engine + server, 2)} = ${fmt(cpuCap, 0)} effects/s ` +
+    `whatever the commit limit, and 50 % of the commit ceiling needs ${fmt(ceiling / 2, 0)}/s ` +
+    `(${fmt(ceiling / 2 / cpuCap, 1)}× the CPU bound: the goal needs an effect to cost at most ` +
+    `${fmt((run.host.cpus * 1000) / (ceiling / 2), 2)} ms of CPU in all); ${loadNote(run)}`
+  );
+}
+
 /** Many workers: rising to the core count, and the best against the in-run commit limit. */
 export function judgeWorkers(run: MeasuredRun): Target[] {
   const out: Target[] = [];
@@ -179,9 +205,7 @@ export function judgeWorkers(run: MeasuredRun): Target[] {
       met: share >= 0.5,
       ...(share >= 0.5
         ? {}
-        : {
-            explanation: `an effect costs ${fmt(roundTripsOf(pg), 1)} round trips and the engine's own CPU per effect, where the limit is one round trip per commit; ${loadNote(run)}`,
-          }),
+        : { explanation: workersExplanation(run, best, ceiling, pg) }),
     });
   }
   return out;

@@ -124,12 +124,18 @@ function renderThroughput(r: EngineBenchReport): string[] {
   const lines = [
     "## Throughput on Postgres (engine processes, each with its own slots)",
     "",
-    "| workers | effects | effects/s | median ms | p99 ms | errors |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| workers | effects | effects/s | median ms | p99 ms | errors | engine CPU ms/effect | server CPU ms/effect |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.throughput.map(
       (t) =>
-        `| ${t.workers} | ${t.effects} | ${fmt(t.effectsPerSecond, 1)} | ${fmt(t.latency.medianMs)} | ${fmt(t.latency.p99Ms)} | ${t.errors} |`,
+        `| ${t.workers} | ${t.effects} | ${fmt(t.effectsPerSecond, 1)} | ${fmt(t.latency.medianMs)} | ${fmt(t.latency.p99Ms)} | ${t.errors} | ` +
+        `${t.engineCpuMsPerEffect === undefined ? "n/a" : fmt(t.engineCpuMsPerEffect)} | ${t.serverCpuMsPerEffect === undefined || t.serverCpuMsPerEffect === null ? "n/a" : fmt(t.serverCpuMsPerEffect)} |`,
     ),
+    "",
+    "CPU per effect: the engine processes' own CPU time over the loop, and the local server's " +
+      "processes' (user + system time from /proc; n/a when the server is not a local process), " +
+      "divided by the effects made. On a machine with few cores their sum bounds effects/s: " +
+      "cores × 1000 ÷ (engine + server CPU ms per effect).",
     "",
     "## Physical limit: single-row insert commits per second, same server, same settings",
     "",

@@ -4,7 +4,8 @@
  * warms up, prints `READY`, waits for `GO` on stdin, then registers and dispatches its own
  * effects now (`registerAndDispatch`, the path the per-effect goals are judged on; each effect
  * in its own slot) for IRREVON_BENCH_DURATION_MS and prints
- * `RESULT {"effects","errors","latenciesMs"}`. IRREVON_BENCH=1 is set by the parent, so a
+ * `RESULT {"effects","errors","wallMs","cpuMs","latenciesMs"}` (cpuMs: this process's CPU time
+ * over the measured loop). IRREVON_BENCH=1 is set by the parent, so a
  * crash hook left armed refuses to start. Run with `node --import tsx`. Imports: bench.
  */
 import { createInterface } from "node:readline";
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
   const latencies: number[] = [];
   let errors = 0;
   const started = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
   for (let i = 0; elapsedMs(started) < durationMs; i++) {
     const t = process.hrtime.bigint();
     try {
@@ -52,9 +54,11 @@ async function main(): Promise<void> {
     }
   }
   const wallMs = elapsedMs(started);
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   await engine.close();
   process.stdout.write(
-    `RESULT ${JSON.stringify({ effects: latencies.length, errors, wallMs, latenciesMs: latencies })}\n`,
+    `RESULT ${JSON.stringify({ effects: latencies.length, errors, wallMs, cpuMs, latenciesMs: latencies })}\n`,
   );
   lines.close();
 }

@@ -2,11 +2,14 @@
  * bench/engine/throughput — effects per second with 1, 2, 4, 8 … engine processes on one
  * Postgres database. Each process (bench/engine/throughput-worker) has its own zero-latency
  * destination and its own slots, so the processes contend only for the database; all are
- * started and warmed up first, then released by one `GO` line. Imports: bench.
+ * started and warmed up first, then released by one `GO` line. Besides effects/s it reports the
+ * CPU time an effect took in the engine processes and in the local server (bench/engine/
+ * server-cpu), which is what bounds the throughput of a machine with few cores. Imports: bench.
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { serverCpuMs } from "./server-cpu.js";
 import { summarize, type LatencySummary } from "./stats.js";
 
 export interface ThroughputRun {
@@ -16,12 +19,17 @@ export interface ThroughputRun {
   readonly errors: number;
   readonly effectsPerSecond: number;
   readonly latency: LatencySummary;
+  /** CPU time per effect of the engine processes (their own accounting over the loop). */
+  readonly engineCpuMsPerEffect?: number;
+  /** CPU time per effect of the local server's processes (/proc), null where unreadable. */
+  readonly serverCpuMsPerEffect?: number | null;
 }
 
 interface WorkerResult {
   readonly effects: number;
   readonly errors: number;
   readonly wallMs: number;
+  readonly cpuMs: number;
   readonly latenciesMs: number[];
 }
 
@@ -83,9 +91,13 @@ export async function measureThroughput(
   );
   try {
     await Promise.all(fleet.map((w) => w.ready));
+    // Every worker's connections are open by now and stay open until its result.
+    const serverBefore = serverCpuMs();
     for (const w of fleet) w.go();
     const results = await Promise.all(fleet.map((w) => w.result));
+    const serverAfter = serverCpuMs();
     const effects = results.reduce((s, r) => s + r.effects, 0);
+    const perEffect = (ms: number): number => (effects === 0 ? Number.NaN : ms / effects);
     const wallMs = Math.max(...results.map((r) => r.wallMs));
     return {
       workers,
@@ -94,6 +106,10 @@ export async function measureThroughput(
       errors: results.reduce((s, r) => s + r.errors, 0),
       effectsPerSecond: effects / (wallMs / 1000),
       latency: summarize(results.flatMap((r) => r.latenciesMs)),
+      engineCpuMsPerEffect: perEffect(results.reduce((s, r) => s + r.cpuMs, 0)),
+      // Includes the workers' engine.close() after the loop: a few ms over the whole run.
+      serverCpuMsPerEffect:
+        serverBefore === null || serverAfter === null ? null : perEffect(serverAfter - serverBefore),
     };
   } catch (e) {
     for (const w of fleet) w.kill();
