@@ -5,7 +5,8 @@
  * effects now (`registerAndDispatch`, the path the per-effect goals are judged on; each effect
  * in its own slot) for IRREVON_BENCH_DURATION_MS and prints
  * `RESULT {"effects","errors","wallMs","cpuMs","latenciesMs"}` (cpuMs: this process's CPU time
- * over the measured loop). IRREVON_BENCH=1 is set by the parent, so a
+ * over the measured loop), then keeps its connections open until a second line (`END`) or the
+ * end of stdin, and closes. IRREVON_BENCH=1 is set by the parent, so a
  * crash hook left armed refuses to start. Run with `node --import tsx`. Imports: bench.
  */
 import { createInterface } from "node:readline";
@@ -56,10 +57,16 @@ async function main(): Promise<void> {
   const wallMs = elapsedMs(started);
   const cpu = process.cpuUsage(cpuBefore);
   const cpuMs = (cpu.user + cpu.system) / 1000;
-  await engine.close();
   process.stdout.write(
     `RESULT ${JSON.stringify({ effects: latencies.length, errors, wallMs, cpuMs, latenciesMs: latencies })}\n`,
   );
+  // The connections stay open (their server processes alive) until the parent has read the
+  // server's CPU time: a server process that exits takes its CPU time out of /proc.
+  await new Promise<void>((resolve) => {
+    lines.once("line", () => resolve());
+    lines.once("close", () => resolve());
+  });
+  await engine.close();
   lines.close();
 }
 

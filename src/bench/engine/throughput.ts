@@ -42,7 +42,10 @@ const WORKER_ENTRY = fileURLToPath(
 function startWorker(env: Record<string, string>): {
   ready: Promise<void>;
   result: Promise<WorkerResult>;
+  /** Settles when the process has exited (after `end`), whatever its code. */
+  exited: Promise<void>;
   go(): void;
+  end(): void;
   kill(): void;
 } {
   const child = spawn(process.execPath, [...(IS_TS ? ["--import", "tsx"] : []), WORKER_ENTRY], {
@@ -55,6 +58,7 @@ function startWorker(env: Record<string, string>): {
   let onReady: () => void = () => undefined;
   let onResult: (r: WorkerResult) => void = () => undefined;
   const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const result = new Promise<WorkerResult>((resolve, reject) => {
     onResult = resolve;
     child.on("exit", (code) => {
@@ -69,7 +73,9 @@ function startWorker(env: Record<string, string>): {
   return {
     ready: Promise.race([ready, result.then(() => undefined)]),
     result,
+    exited,
     go: () => child.stdin.write("GO\n"),
+    end: () => child.stdin.end("END\n"),
     kill: () => child.kill("SIGKILL"),
   };
 }
@@ -95,7 +101,10 @@ export async function measureThroughput(
     const serverBefore = serverCpuMs();
     for (const w of fleet) w.go();
     const results = await Promise.all(fleet.map((w) => w.result));
+    // Read while every worker still holds its connections (see the worker), then let them go.
     const serverAfter = serverCpuMs();
+    for (const w of fleet) w.end();
+    await Promise.all(fleet.map((w) => w.exited));
     const effects = results.reduce((s, r) => s + r.effects, 0);
     const perEffect = (ms: number): number => (effects === 0 ? Number.NaN : ms / effects);
     const wallMs = Math.max(...results.map((r) => r.wallMs));
@@ -107,7 +116,7 @@ export async function measureThroughput(
       effectsPerSecond: effects / (wallMs / 1000),
       latency: summarize(results.flatMap((r) => r.latenciesMs)),
       engineCpuMsPerEffect: perEffect(results.reduce((s, r) => s + r.cpuMs, 0)),
-      // Includes the workers' engine.close() after the loop: a few ms over the whole run.
+      // The server's processes that came and went meanwhile (autovacuum) are missed.
       serverCpuMsPerEffect:
         serverBefore === null || serverAfter === null ? null : perEffect(serverAfter - serverBefore),
     };
