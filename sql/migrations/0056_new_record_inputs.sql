@@ -175,9 +175,13 @@ BEGIN
     END IF;
   END IF;
   IF p_with_inputs THEN
-    v_inputs := CASE WHEN v_created
-      THEN irrevon_new_record_claim_inputs(v_id, v_opened.execution_id, v_opened.operation_id, v_opened.state)
-      ELSE irrevon_claim_inputs(v_id) END;
+    -- Two statements, not one CASE: PL/pgSQL plans an expression as a whole the first time a
+    -- session reaches it, and v_opened is unassigned on a replay.
+    IF v_created THEN
+      v_inputs := irrevon_new_record_claim_inputs(v_id, v_opened.execution_id, v_opened.operation_id, v_opened.state);
+    ELSE
+      v_inputs := irrevon_claim_inputs(v_id);
+    END IF;
     -- Read under the locks this transaction now holds until it ends (the record's row: inserted
     -- here or locked FOR UPDATE above; the slot's when p_lock_slot): a claim later in the same
     -- transaction on this version need not read the inputs again (ledger_claim).

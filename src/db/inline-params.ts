@@ -4,26 +4,31 @@
  * several statements but no parameters): one network round trip instead of two.
  *
  * Only statements whose every `$n` is certainly a placeholder qualify: the text may hold no
- * string literal, quoted identifier, comment, dollar quote, backslash or semicolon, and each `$`
- * must be a `$n` that does not continue an identifier. A value becomes a quoted literal of type
- * `unknown`, the very type an untyped bind parameter has, so the server resolves it the same
- * way; NULL stays NULL. Values that cannot travel as text (objects, buffers, non-finite
- * numbers) are refused, and so is a NUL character (the server refuses one in a parameter too,
- * and in a query string it would end the text early). Refusals are errors, never a silent
- * fallback: the caller's round-trip count is a promise. Imports: core.
+ * string literal, quoted identifier, comment, dollar quote, backslash or semicolon; each `$`
+ * must be a `$n` that does not continue an identifier; no `$n` may appear twice. A value
+ * becomes a quoted literal of type `unknown`, the very type an untyped bind parameter has, so
+ * the server resolves it the same way; NULL stays NULL. Values that cannot travel as text
+ * (objects, buffers, non-finite numbers) are refused, and so is a NUL character (the server
+ * refuses one in a parameter too, and in a query string it would end the text early).
+ * Refusals are errors, never a silent fallback: the caller's round-trip count is a promise.
+ * Imports: core.
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 
 // Anything that could hide a `$n` from the scan, or end the statement.
 const UNSAFE_TEXT = /['"\\;]|--|\/\*/;
-const PLACEHOLDER = /(?<![A-Za-z0-9_$])\$(\d+)(?![A-Za-z0-9_$])/g;
+// Postgres identifiers may hold any non-ASCII letter and `$` after their first character.
+const PLACEHOLDER = /(?<![A-Za-z0-9_$\u0080-\uFFFF])\$(\d+)(?![A-Za-z0-9_$\u0080-\uFFFF])/g;
 
 /** Why `sql` cannot be written out, or null when it can. */
 function unsafeReason(sql: string): string | null {
   if (UNSAFE_TEXT.test(sql)) return "quotes, a backslash, a comment or a semicolon";
   const dollars = sql.split("$").length - 1;
-  const placeholders = sql.match(PLACEHOLDER)?.length ?? 0;
-  if (dollars !== placeholders) return "a $ that is not a $n placeholder";
+  const placeholders = sql.match(PLACEHOLDER) ?? [];
+  if (dollars !== placeholders.length) return "a $ that is not a $n placeholder";
+  // A bound parameter has one type for all its uses; two literals are typed one by one, so a
+  // repeated $n could be accepted here and refused bound (42P08): not allowed.
+  if (new Set(placeholders).size !== placeholders.length) return "a $n used twice";
   return null;
 }
 

@@ -264,8 +264,13 @@ export async function claimOnInputs(
     }
     case undefined:
     default:
+      // With `commits`, whatever the call wrote is committed already: say so.
       throw new IrrevonError(ErrorCode.internal, "ledger_claim returned no known status", {
-        details: { effect_id: record.effectId, status: String(row?.status) },
+        details: {
+          effect_id: record.effectId,
+          status: String(row?.status),
+          committed: commits === true,
+        },
       });
   }
 }

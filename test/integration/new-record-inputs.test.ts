@@ -5,7 +5,7 @@
  * included: both read now(), the transaction's start) and so the same version — whatever the
  * deny entries (matching, lifted, not matching), authority policies (a scope's, the default, an
  * expired authority) and branch (none, live, cancelled) are. A replay keeps reading
- * irrevon_claim_inputs. If the two ever differ, a claim that reads again would see another
+ * irrevon_claim_inputs, also as the first registration with inputs a session runs. If the two ever differ, a claim that reads again would see another
  * version, and a fused claim (which trusts the registration's read, 0053) would decide on
  * inputs the full read would not have given.
  */
@@ -108,6 +108,25 @@ describeEachBackend("a new record's claim inputs equal irrevon_claim_inputs", (b
       "frontier:CANCELLED",
       "frontier:PERSISTED",
     ]);
+  });
+
+  it("a session whose first registration with inputs is a replay (register(), then run() after a restart)", async () => {
+    // Its own ledger, so no session has yet run the registration with inputs of a new record.
+    const fresh = await openTestLedger(backend);
+    try {
+      const intent = validateIntentContract(orderContract({ stable_ids: { order_id: "nri-first-replay" } }));
+      const created = await fresh.app.transaction((tx) =>
+        registerIn(tx, intent, DIGEST, { lockSlot: true, withInputs: false }),
+      );
+      expect(created.replayed).toBe(false);
+      const replay = await fresh.app.transaction((tx) =>
+        registerIn(tx, intent, DIGEST, { lockSlot: true, withInputs: true }),
+      );
+      expect(replay.replayed).toBe(true);
+      expect(replay.inputs?.record.effectId).toBe(intent.identity.intentId);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("a replay still reads the full inputs: its version is irrevon_claim_inputs' after a variant", async () => {

@@ -45,6 +45,9 @@ describe("inlineParams", () => {
     ["a tagged dollar quote", "SELECT $t$x$t$"],
     ["an identifier holding $1", "SELECT a$1 FROM t"],
     ["a bare $", "SELECT $ + $1"],
+    ["a non-ASCII identifier holding $1", "SELECT é$1 FROM t"],
+    ["a placeholder continued by a non-ASCII letter", "SELECT $1é FROM t"],
+    ["a placeholder used twice", "SELECT f($1, $1)"],
   ])("refuses a statement with %s (internal), before any value is read", (_what, sql) => {
     expect(isInlinable(sql)).toBe(false);
     expect(codeOf(() => inlineParams(sql, ["x", "y"], q))).toBe(`${ErrorCode.internal}:`);

@@ -132,8 +132,12 @@ function renderThroughput(r: EngineBenchReport): string[] {
         `${t.engineCpuMsPerEffect === undefined ? "n/a" : fmt(t.engineCpuMsPerEffect)} | ${t.serverCpuMsPerEffect === undefined || t.serverCpuMsPerEffect === null ? "n/a" : fmt(t.serverCpuMsPerEffect)} |`,
     ),
     "",
-    "CPU per effect: the engine processes' own CPU time over the loop, and the local server's " +
-      "processes' (user + system time from /proc; n/a when the server is not a local process), " +
+    "CPU per effect: the engine processes' own CPU time over the loop (their in-process " +
+      "destination included), and the server's: its postmaster and children, user + system time " +
+      "from /proc, process by process, other sessions on the server included (n/a when the " +
+      "server is not a local process; a server " +
+      "process that ended during the loop is left out, so the figure errs low: " +
+      `${r.throughput.map((t) => t.serverProcessesEnded ?? "n/a").join(" / ")} ended in these runs), ` +
       "divided by the effects made. On a machine with few cores their sum bounds effects/s: " +
       "cores × 1000 ÷ (engine + server CPU ms per effect).",
     "",

@@ -9,7 +9,8 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { serverCpuMs } from "./server-cpu.js";
+import pg from "pg";
+import { postmasterOf, serverCpuMsBetween, serverCpuSnapshot } from "./server-cpu.js";
 import { summarize, type LatencySummary } from "./stats.js";
 
 export interface ThroughputRun {
@@ -23,6 +24,8 @@ export interface ThroughputRun {
   readonly engineCpuMsPerEffect?: number;
   /** CPU time per effect of the local server's processes (/proc), null where unreadable. */
   readonly serverCpuMsPerEffect?: number | null;
+  /** Server processes that ended during the loop (their time is missing from the figure). */
+  readonly serverProcessesEnded?: number | null;
 }
 
 interface WorkerResult {
@@ -80,6 +83,21 @@ function startWorker(env: Record<string, string>): {
   };
 }
 
+/** The server's postmaster, from a backend of ours; null when /proc cannot show it. */
+async function postmasterPid(url: string): Promise<number | null> {
+  const c = new pg.Client({ connectionString: url });
+  try {
+    await c.connect();
+    const { rows } = await c.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const pid = rows[0]?.pid;
+    return pid === undefined ? null : postmasterOf(pid);
+  } catch {
+    return null;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
 /** One run with `workers` processes for `durationMs`. */
 export async function measureThroughput(
   url: string,
@@ -97,14 +115,19 @@ export async function measureThroughput(
   );
   try {
     await Promise.all(fleet.map((w) => w.ready));
+    const postmaster = await postmasterPid(url);
     // Every worker's connections are open by now and stay open until its result.
-    const serverBefore = serverCpuMs();
+    const serverBefore = postmaster === null ? null : serverCpuSnapshot(postmaster);
     for (const w of fleet) w.go();
     const results = await Promise.all(fleet.map((w) => w.result));
     // Read while every worker still holds its connections (see the worker), then let them go.
-    const serverAfter = serverCpuMs();
+    const serverAfter = postmaster === null ? null : serverCpuSnapshot(postmaster);
     for (const w of fleet) w.end();
     await Promise.all(fleet.map((w) => w.exited));
+    const server =
+      serverBefore === null || serverAfter === null
+        ? null
+        : serverCpuMsBetween(serverBefore, serverAfter);
     const effects = results.reduce((s, r) => s + r.effects, 0);
     const perEffect = (ms: number): number => (effects === 0 ? Number.NaN : ms / effects);
     const wallMs = Math.max(...results.map((r) => r.wallMs));
@@ -116,9 +139,8 @@ export async function measureThroughput(
       effectsPerSecond: effects / (wallMs / 1000),
       latency: summarize(results.flatMap((r) => r.latenciesMs)),
       engineCpuMsPerEffect: perEffect(results.reduce((s, r) => s + r.cpuMs, 0)),
-      // The server's processes that came and went meanwhile (autovacuum) are missed.
-      serverCpuMsPerEffect:
-        serverBefore === null || serverAfter === null ? null : perEffect(serverAfter - serverBefore),
+      serverCpuMsPerEffect: server === null ? null : perEffect(server.cpuMs),
+      serverProcessesEnded: server === null ? null : server.endedProcesses,
     };
   } catch (e) {
     for (const w of fleet) w.kill();
