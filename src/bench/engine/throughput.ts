@@ -36,6 +36,9 @@ interface WorkerResult {
   readonly latenciesMs: number[];
 }
 
+/** How long a worker may take to close its engine after `END` before it is killed. */
+const EXIT_GRACE_MS = 10_000;
+
 /** The worker next to this module: .ts under tsx, .js once built. */
 const IS_TS = import.meta.url.endsWith(".ts");
 const WORKER_ENTRY = fileURLToPath(
@@ -123,7 +126,17 @@ export async function measureThroughput(
     // Read while every worker still holds its connections (see the worker), then let them go.
     const serverAfter = postmaster === null ? null : serverCpuSnapshot(postmaster);
     for (const w of fleet) w.end();
-    await Promise.all(fleet.map((w) => w.exited));
+    // A worker whose close hangs must not hang the run: killed after a grace period.
+    await Promise.all(
+      fleet.map(async (w) => {
+        const grace = setTimeout(() => w.kill(), EXIT_GRACE_MS);
+        try {
+          await w.exited;
+        } finally {
+          clearTimeout(grace);
+        }
+      }),
+    );
     const server =
       serverBefore === null || serverAfter === null
         ? null
