@@ -63,14 +63,15 @@ function batchAdapter(
 const evenPresent = (keys: readonly QueryKey[]): StatusResult[] =>
   keys.map((k) => (Number(k.value.slice(3)) % 2 === 0 ? present(`dest-${k.value}`) : absent));
 
+/** A batcher over `adapter` with `batchMax` keys a call and `slots` calls in flight at most. */
+function batcherFor(adapter: Adapter, batchMax: number, slots: number): StatusBatcher {
+  return new StatusBatcher(adapter, { batchMax, deadlineMs: 1000, slots: new WireSlots(slots) });
+}
+
 describe("coalescing", () => {
   it("keys asked in one turn leave as one batch, answered key by key in order", async () => {
     const adapter = batchAdapter(evenPresent);
-    const batcher = new StatusBatcher(adapter, {
-      batchMax: 10,
-      deadlineMs: 1000,
-      slots: new WireSlots(4),
-    });
+    const batcher = batcherFor(adapter, 10, 4);
     const answers = await Promise.all([0, 1, 2, 3, 4].map((i) => batcher.query(key(i))));
     expect(adapter.calls.map((c) => c.map((k) => k.value))).toEqual([
       ["op-0", "op-1", "op-2", "op-3", "op-4"],
@@ -86,11 +87,7 @@ describe("coalescing", () => {
 
   it("keys asked in later turns make later batches", async () => {
     const adapter = batchAdapter(evenPresent);
-    const batcher = new StatusBatcher(adapter, {
-      batchMax: 10,
-      deadlineMs: 1000,
-      slots: new WireSlots(4),
-    });
+    const batcher = batcherFor(adapter, 10, 4);
     const first = await Promise.all([batcher.query(key(0)), batcher.query(key(1))]);
     const second = await batcher.query(key(2));
     expect(adapter.calls.map((c) => c.length)).toEqual([2, 1]);
@@ -99,11 +96,7 @@ describe("coalescing", () => {
 
   it("never sends more than batch_max keys; a full queue leaves at once", async () => {
     const adapter = batchAdapter(evenPresent, { batchMax: 4 });
-    const batcher = new StatusBatcher(adapter, {
-      batchMax: 4,
-      deadlineMs: 1000,
-      slots: new WireSlots(8),
-    });
+    const batcher = batcherFor(adapter, 4, 8);
     const answers = await Promise.all(Array.from({ length: 11 }, (_, i) => batcher.query(key(i))));
     expect(adapter.calls.map((c) => c.length)).toEqual([4, 4, 3]);
     expect(adapter.calls.flat().map((k) => k.value)).toEqual(
@@ -116,11 +109,7 @@ describe("coalescing", () => {
 
   it("the rest of a turn's keys after its full batches leaves with them, in parallel", async () => {
     const adapter = batchAdapter(evenPresent, { batchMax: 4, delayMs: 20 });
-    const batcher = new StatusBatcher(adapter, {
-      batchMax: 4,
-      deadlineMs: 1000,
-      slots: new WireSlots(8),
-    });
+    const batcher = batcherFor(adapter, 4, 8);
     await Promise.all(Array.from({ length: 10 }, (_, i) => batcher.query(key(i))));
     expect(adapter.calls.map((c) => c.length)).toEqual([4, 4, 2]);
     expect(adapter.maxInFlight).toBe(3);
@@ -128,11 +117,7 @@ describe("coalescing", () => {
 
   it("keys that trickle in while a batch is in flight wait for it and leave together", async () => {
     const adapter = batchAdapter(evenPresent, { batchMax: 10, delayMs: 20 });
-    const batcher = new StatusBatcher(adapter, {
-      batchMax: 10,
-      deadlineMs: 1000,
-      slots: new WireSlots(8),
-    });
+    const batcher = batcherFor(adapter, 10, 8);
     const first = batcher.query(key(0));
     await new Promise((r) => setImmediate(r));
     const later: Promise<unknown>[] = [];
@@ -148,11 +133,7 @@ describe("coalescing", () => {
 
   it("keeps at most maxInFlight calls in flight; keys that wait join the next batch", async () => {
     const adapter = batchAdapter(evenPresent, { batchMax: 3, delayMs: 20 });
-    const batcher = new StatusBatcher(adapter, {
-      batchMax: 3,
-      deadlineMs: 1000,
-      slots: new WireSlots(1),
-    });
+    const batcher = batcherFor(adapter, 3, 1);
     const first = batcher.query(key(0)); // leaves alone on the next turn
     await new Promise((r) => setImmediate(r));
     // While it is in flight, five more keys arrive one turn apart: they wait for the slot.
@@ -178,11 +159,7 @@ describe("a batch that fails as a whole is INDETERMINATE for every key", () => {
   ];
   it.each(cases)("a batch that %s", async (_label, answer, violation) => {
     const adapter = batchAdapter(answer);
-    const batcher = new StatusBatcher(adapter, {
-      batchMax: 10,
-      deadlineMs: 1000,
-      slots: new WireSlots(2),
-    });
+    const batcher = batcherFor(adapter, 10, 2);
     const answers = await Promise.all([0, 1, 2].map((i) => batcher.query(key(i))));
     for (const a of answers) {
       expect(a.result).toBe("INDETERMINATE");
