@@ -8,6 +8,7 @@ import { isIrrevonError } from "../core/errors.js";
 import type { DispatchResult, StatusResult } from "./contract.js";
 import type { FindResult } from "./define-adapter-types.js";
 import { isRecord } from "./http-kit.js";
+import { noAnswer } from "./status-answers.js";
 
 const OUTCOMES = new Set(["OK", "FAILED", "TIMEOUT", "LOST"]);
 const FAILURE_KINDS = new Set(["TERMINAL", "RETRYABLE"]);
@@ -41,12 +42,8 @@ export function checkedDispatch(r: unknown): DispatchResult {
 
 /** A find answer as a StatusResult, INDETERMINATE whenever it is not well formed. */
 export function checkedStatus(r: unknown, askedRef: string | null): StatusResult {
-  const indeterminate = (violation: string): StatusResult => ({
-    result: "INDETERMINATE",
-    nFound: null,
-    destinationRefs: [],
-    evidence: { contract_violation: violation },
-  });
+  const indeterminate = (violation: string): StatusResult =>
+    noAnswer({ contract_violation: violation });
   if (!isRecord(r)) return indeterminate("find returned no object");
   const f = r as unknown as FindResult;
   const refs = f.destinationRefs ?? (f.result === "PRESENT" && askedRef !== null ? [askedRef] : []);

@@ -25,6 +25,7 @@ import { loadDeclaration } from "./declaration.js";
 import type { AdapterDefinition, CallContext, QueryableInput } from "./define-adapter-types.js";
 import { checkedDispatch, checkedStatus, errorLabel } from "./define-adapter-results.js";
 import { checkDeadlineMs, isRecord, jsonPayloadProblem } from "./http-kit.js";
+import { checkBatchSize, noAnswer, queryKeyName } from "./status-answers.js";
 
 export type * from "./define-adapter-types.js";
 
@@ -201,7 +202,7 @@ export function defineAdapter(def: AdapterDefinition): Adapter {
     });
 
   const checkKey = (key: QueryKey): void => {
-    const name = key.kind === "stable_id" ? `stable_id:${key.name}` : key.kind;
+    const name = queryKeyName(key);
     if (!(declaration.queryable.by as readonly string[]).includes(name))
       throw unsupported(`be queried by ${name}`);
   };
@@ -215,17 +216,11 @@ export function defineAdapter(def: AdapterDefinition): Adapter {
   ): Promise<readonly StatusResult[]> => {
     if (findBatch === undefined || batchMax === null) throw unsupported("batch status queries");
     for (const key of keys) checkKey(key);
-    if (keys.length > batchMax) {
-      throw new IrrevonError(
-        "usage",
-        `${id} answers at most ${batchMax} keys per batch (queryable.batch_max); got ${keys.length}`,
-        { details: { adapter: id, field: "keys", limit: batchMax, got: keys.length } },
-      );
-    }
+    checkBatchSize(id, keys.length, batchMax);
     const c = ctx(deadlineMs, signal);
     if (keys.length === 0) return [];
     const all = (evidence: Record<string, unknown>): StatusResult[] =>
-      keys.map(() => ({ result: "INDETERMINATE", nFound: null, destinationRefs: [], evidence }));
+      keys.map(() => noAnswer(evidence));
     let answers: unknown;
     try {
       answers = await findBatch(keys, c);

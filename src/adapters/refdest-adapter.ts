@@ -34,6 +34,7 @@ import {
   type HttpExchange,
   type HttpTransport,
 } from "./http-kit.js";
+import { checkBatchSize, noAnswer, queryKeyName } from "./status-answers.js";
 
 /** The refdest's payload limit (compact JSON bytes); larger payloads are refused before any claim. */
 export const REFDEST_MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -142,17 +143,6 @@ function read(x: HttpExchange, endpoint: string, deadlineMs: number): Read {
   }
 }
 
-/** No answer: the result of any failure, never ABSENT. */
-function indeterminate(evidence: Readonly<Record<string, unknown>>, digest?: string): StatusResult {
-  return {
-    result: "INDETERMINATE",
-    nFound: null,
-    destinationRefs: [],
-    evidence,
-    ...(digest === undefined ? {} : { responseDigest: digest }),
-  };
-}
-
 /**
  * One status lookup's answer (`status`, `body`), as the single GET returns it or as one element
  * of a batch: by ref 200 view ⇒ PRESENT, 404 `resource_missing` ⇒ ABSENT; by client ref 200
@@ -178,7 +168,7 @@ function answerFor(
     }
     if (status === 404 && code === "resource_missing")
       return { result: "ABSENT", nFound: 0, destinationRefs: [], responseDigest: digest, evidence };
-    return indeterminate(evidence, digest);
+    return noAnswer(evidence, digest);
   }
   const matches = isRecord(body) ? body["matches"] : undefined;
   if (
@@ -195,7 +185,7 @@ function answerFor(
       evidence,
     };
   }
-  return indeterminate(evidence, digest);
+  return noAnswer(evidence, digest);
 }
 
 /** Adapter for the reference destination, any tier. Stateless apart from its configuration. */
@@ -334,7 +324,7 @@ export class RefdestAdapter implements Adapter {
       ? `/effects/${encodeURIComponent(key.value)}`
       : `/effects?client_ref=${encodeURIComponent(key.value)}`;
     const r = read(await this.#get(path, deadlineMs, signal), endpoint, deadlineMs);
-    if (r.kind === "other") return indeterminate(r.evidence);
+    if (r.kind === "other") return noAnswer(r.evidence);
     const code = errorCodeOf(r.body);
     const evidence = {
       endpoint,
@@ -366,13 +356,7 @@ export class RefdestAdapter implements Adapter {
         { details: { adapter: this.adapterId, field: "queryable.batch_max" } },
       );
     }
-    if (keys.length > batchMax) {
-      throw new IrrevonError(
-        "usage",
-        `${this.adapterId} answers at most ${batchMax} keys per batch (queryable.batch_max); got ${keys.length}`,
-        { details: { field: "keys", limit: batchMax, got: keys.length } },
-      );
-    }
+    checkBatchSize(this.adapterId, keys.length, batchMax);
     for (const key of keys) this.#checkKey(key);
     if (keys.length === 0) return [];
     const endpoint = "POST /effects/status";
@@ -390,7 +374,7 @@ export class RefdestAdapter implements Adapter {
     });
     const r = read(exchange, endpoint, deadlineMs);
     const whole = (evidence: Readonly<Record<string, unknown>>): StatusResult[] =>
-      keys.map(() => indeterminate({ ...evidence, batch_size: keys.length }));
+      keys.map(() => noAnswer({ ...evidence, batch_size: keys.length }));
     if (r.kind === "other") return whole(r.evidence);
     const code = errorCodeOf(r.body);
     const callEvidence = {
@@ -404,7 +388,7 @@ export class RefdestAdapter implements Adapter {
     return keys.map((key, i) => {
       const item: unknown = results[i];
       if (!isRecord(item) || typeof item["status"] !== "number")
-        return indeterminate({ ...callEvidence, batch_size: keys.length, malformed_item: true });
+        return noAnswer({ ...callEvidence, batch_size: keys.length, malformed_item: true });
       const itemCode = errorCodeOf(item["body"]);
       return answerFor(key, item["status"], item["body"], jsonDigest(item["body"] ?? null), {
         ...callEvidence,
@@ -486,7 +470,7 @@ export class RefdestAdapter implements Adapter {
   /** Throws capability_unsupported for a key the declaration does not list. */
   #checkKey(key: QueryKey): void {
     const by = this.#declaration.queryable.by as readonly string[];
-    const name = key.kind === "stable_id" ? `stable_id:${key.name}` : key.kind;
+    const name = queryKeyName(key);
     if (!this.#declaration.queryable.supported || !by.includes(name)) {
       throw new IrrevonError(
         "capability_unsupported",

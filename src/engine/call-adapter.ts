@@ -15,6 +15,7 @@ import type {
   QueryKey,
   StatusResult,
 } from "../adapters/contract.js";
+import { noAnswer } from "../adapters/status-answers.js";
 import { isIrrevonError } from "../core/errors.js";
 import type { FailureKind, ProbeResult, TransportOutcome } from "../core/state-tables.js";
 
@@ -205,13 +206,7 @@ export interface ProbeAnswer {
 
 /** Checks an adapter's status answer; anything inconsistent is INDETERMINATE. */
 export function normaliseStatusResult(raw: unknown): ProbeAnswer {
-  if (!isRecord(raw))
-    return {
-      result: "INDETERMINATE",
-      nFound: null,
-      destinationRefs: [],
-      evidence: { engine: "malformed_status_result" },
-    };
+  if (!isRecord(raw)) return noAnswer({ engine: "malformed_status_result" });
   const r = raw as Partial<StatusResult>;
   const evidence = isRecord(r.evidence) ? r.evidence : {};
   const refs = Array.isArray(r.destinationRefs)
@@ -252,12 +247,7 @@ export async function callStatusQuery(
   key: QueryKey,
   deadlineMs: number,
 ): Promise<ProbeAnswer> {
-  const failed = (evidence: Record<string, unknown>): ProbeAnswer => ({
-    result: "INDETERMINATE",
-    nFound: null,
-    destinationRefs: [],
-    evidence,
-  });
+  const failed = (evidence: Record<string, unknown>): ProbeAnswer => noAnswer(evidence);
   const raced = await withDeadline(
     async (signal) => {
       try {
@@ -288,7 +278,7 @@ export async function callStatusQueryBatch(
   deadlineMs: number,
 ): Promise<ProbeAnswer[]> {
   const all = (evidence: Record<string, unknown>): ProbeAnswer[] =>
-    keys.map(() => ({ result: "INDETERMINATE", nFound: null, destinationRefs: [], evidence }));
+    keys.map(() => noAnswer(evidence));
   const violation = (what: string, extra: Record<string, unknown> = {}): ProbeAnswer[] =>
     all({ engine: "batch_contract_violation", violation: what, ...extra });
   const batch = adapter.statusQueryBatch;

@@ -18,6 +18,7 @@
  * Imports: adapters, engine.
  */
 import type { Adapter, QueryKey } from "../adapters/contract.js";
+import { noAnswer } from "../adapters/status-answers.js";
 import type { AdapterEntry, AdapterRegistry } from "./adapter-registry.js";
 import { callStatusQuery, callStatusQueryBatch, type ProbeAnswer } from "./call-adapter.js";
 
@@ -169,24 +170,17 @@ export class StatusBatcher {
     } catch (e) {
       // The guarded call never throws; a substitute that does is still no answer.
       const error = e instanceof Error ? e.name : typeof e;
-      answers = keys.map(() => ({
-        result: "INDETERMINATE",
-        nFound: null,
-        destinationRefs: [],
-        evidence: {
+      answers = keys.map(() =>
+        noAnswer({
           engine: "batch_contract_violation",
           violation: "threw",
           error: { name: error },
-        },
-      }));
+        }),
+      );
     }
     batch.forEach((w, i) => {
-      const answer: ProbeAnswer = answers[i] ?? {
-        result: "INDETERMINATE",
-        nFound: null,
-        destinationRefs: [],
-        evidence: { engine: "batch_contract_violation", violation: "wrong_length" },
-      };
+      const answer: ProbeAnswer =
+        answers[i] ?? noAnswer({ engine: "batch_contract_violation", violation: "wrong_length" });
       w.resolve({ ...answer, batchSize: batch.length });
     });
   }

@@ -11,6 +11,7 @@
  * Imports: adapters, engine, testing.
  */
 import type { Adapter, QueryKey, StatusResult } from "../adapters/contract.js";
+import { queryKeyName } from "../adapters/status-answers.js";
 import { StatusBatcher, WireSlots } from "../engine/status-batcher.js";
 import {
   create,
@@ -41,7 +42,7 @@ function notApplicable(c: CheckContext): Verdict | null {
 }
 
 function describeKey(k: QueryKey): string {
-  return k.kind === "stable_id" ? `stable_id:${k.name} ${k.value}` : `${k.kind} ${k.value}`;
+  return `${queryKeyName(k)} ${k.value}`;
 }
 
 /** Same answer, as far as the engine can tell: result, count and the set of refs. */

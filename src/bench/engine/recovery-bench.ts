@@ -138,7 +138,7 @@ export async function measureRecovery(
   const latencyMs = options.latencyMs ?? 0;
   if (latencyMs > 0) {
     refdest.schedule(
-      ["get", "query", "query_batch"].map((op) => ({
+      [...STATUS_OPS].map((op) => ({
         fault: "DELAY",
         match: { op },
         param: { ms: latencyMs },
@@ -147,9 +147,6 @@ export async function measureRecovery(
     );
   }
   const logBefore = refdest.requestLog().length;
-  const queriesBefore = refdest
-    .requestLog()
-    .filter((e) => e.op === "query" || e.op === "get").length;
   try {
     const t = process.hrtime.bigint();
     const report = await engine.recover();
@@ -159,8 +156,9 @@ export async function measureRecovery(
         `recovery bench: expected ${options.effects} adjudicated, got ${report.adjudicated} ` +
           `(errors ${JSON.stringify(report.errors.slice(0, 3))})`,
       );
-    const queries =
-      refdest.requestLog().filter((e) => e.op === "query" || e.op === "get").length - queriesBefore;
+    // What the destination was asked during recovery alone.
+    const log = refdest.requestLog().slice(logBefore);
+    const queries = log.filter((e) => e.op === "query" || e.op === "get").length;
     return {
       backend: db.backend,
       effects: options.effects,
@@ -174,7 +172,7 @@ export async function measureRecovery(
       ledgerEffects,
       ...(options.latencyMs === undefined && options.batchMax === undefined
         ? {}
-        : wireFigures(refdest.requestLog().slice(logBefore), latencyMs, options.batchMax)),
+        : wireFigures(log, latencyMs, options.batchMax)),
     };
   } finally {
     await engine.close();
