@@ -40,6 +40,8 @@ async function main(): Promise<void> {
         demoRuns: 1,
         recoveryEffects: 20,
         recoveryLatencyMs: 20,
+        busyScopeEffects: 100,
+        busyScopeWindow: 20,
       }
     : FULL_BENCH;
   const recovery = option(args, "--recovery");

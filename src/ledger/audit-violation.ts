@@ -17,6 +17,8 @@ export const AuditRule = {
   resolution: "resolution",
   /** A cited probe, receipt or human decision that does not exist, belongs elsewhere or does not support the state. */
   evidence_citation: "evidence_citation",
+  /** A derived index (db/ledger-tables DERIVED_TABLES) that differs from what the facts derive. */
+  derived_index: "derived_index",
 } as const;
 export type AuditRule = (typeof AuditRule)[keyof typeof AuditRule];
 export const AUDIT_RULES: readonly AuditRule[] = Object.values(AuditRule);

@@ -10,7 +10,7 @@ import {
   RESOLUTION_STATUS_EDGES,
 } from "../core/state-tables.js";
 import type { Queryable } from "../db/db.js";
-import { FACT_TABLES, SEED_TABLES } from "../db/ledger-tables.js";
+import { DERIVED_TABLES, FACT_TABLES, SEED_TABLES } from "../db/ledger-tables.js";
 import { AuditRule, type Violation } from "./audit-violation.js";
 
 // pg_trigger.tgtype bits (src/include/catalog/pg_trigger.h).
@@ -28,8 +28,8 @@ interface TriggerRow {
 }
 
 /**
- * Reports every fact or seed table — and every other table irrevon_owner owns — not fully
- * covered by always-enabled irrevon_no_rewrite() triggers.
+ * Reports every fact or seed table — and every other table irrevon_owner owns, derived indexes
+ * aside (checkDerivedIndexes) — not fully covered by always-enabled irrevon_no_rewrite() triggers.
  */
 export async function checkAppendOnlyTriggers(tx: Queryable, out: Violation[]): Promise<void> {
   const { rows } = await tx.query<TriggerRow>(
@@ -45,10 +45,11 @@ export async function checkAppendOnlyTriggers(tx: Queryable, out: Violation[]): 
     `SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND pg_catalog.pg_get_userbyid(c.relowner) = 'irrevon_owner'`,
   );
+  const derived = new Set<string>(DERIVED_TABLES);
   const tables = new Set<string>([
     ...FACT_TABLES,
     ...SEED_TABLES,
-    ...owned.rows.map((r) => r.relname),
+    ...owned.rows.map((r) => r.relname).filter((name) => !derived.has(name)),
   ]);
   for (const table of [...tables].sort()) {
     // 'D' = disabled; 'O', 'A', 'R' fire in some session_replication_role. Only 'A' fires always,
@@ -139,4 +140,31 @@ export async function checkSeedTables(tx: Queryable, out: Violation[]): Promise<
     edges.rows.map((r) => key(r.from_status, r.to_status)),
     out,
   );
+}
+
+/**
+ * Reports a derived index that differs from its definition: open_attempt_slots must hold
+ * exactly the open_attempts view (every attempt without a receipt, under its record's slot).
+ */
+export async function checkDerivedIndexes(tx: Queryable, out: Violation[]): Promise<void> {
+  const { rows } = await tx.query<{ attempt_id: unknown; side: "index_only" | "view_only" }>(
+    `SELECT attempt_id, 'index_only' AS side FROM (
+       SELECT scope, effect_type, attempt_id, effect_id FROM open_attempt_slots
+       EXCEPT SELECT scope, effect_type, attempt_id, effect_id FROM open_attempts) i
+     UNION ALL
+     SELECT attempt_id, 'view_only' AS side FROM (
+       SELECT scope, effect_type, attempt_id, effect_id FROM open_attempts
+       EXCEPT SELECT scope, effect_type, attempt_id, effect_id FROM open_attempt_slots) v
+     ORDER BY attempt_id`,
+  );
+  for (const r of rows) {
+    out.push({
+      rule: AuditRule.derived_index,
+      detail:
+        r.side === "index_only"
+          ? `open_attempt_slots lists attempt ${String(r.attempt_id)}, which is not open in its slot`
+          : `attempt ${String(r.attempt_id)} is open but missing from open_attempt_slots`,
+      subject: { table: "open_attempt_slots", attempt_id: Number(r.attempt_id), side: r.side },
+    });
+  }
 }

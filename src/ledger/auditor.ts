@@ -15,7 +15,7 @@ import {
 } from "../core/state-tables.js";
 import type { Db, Queryable } from "../db/db.js";
 import { AuditRule, type Violation } from "./audit-violation.js";
-import { checkAppendOnlyTriggers, checkSeedTables } from "./auditor-catalog.js";
+import { checkAppendOnlyTriggers, checkDerivedIndexes, checkSeedTables } from "./auditor-catalog.js";
 import { checkEvidenceCitations } from "./auditor-evidence.js";
 
 export { AUDIT_RULES, AuditRule, type Violation } from "./audit-violation.js";
@@ -266,6 +266,7 @@ export async function auditLedger(db: Db): Promise<Violation[]> {
       const out: Violation[] = [];
       await checkAppendOnlyTriggers(tx, out);
       await checkSeedTables(tx, out);
+      await checkDerivedIndexes(tx, out);
       await checkLifecycle(tx, out);
       await checkAttempts(tx, out);
       await checkFindings(tx, out);

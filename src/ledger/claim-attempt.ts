@@ -32,7 +32,7 @@ export async function openAttemptInSlot(
   record: StoredRecord,
 ): Promise<{ attemptId: number; blockingEffectId: string } | null> {
   const { rows } = await tx.query<{ attempt_id: unknown; effect_id: string }>(
-    "SELECT attempt_id, effect_id FROM open_attempts WHERE scope = $1 AND effect_type = $2 ORDER BY attempt_id LIMIT 1",
+    "SELECT attempt_id, effect_id FROM irrevon_open_attempt_in_slot($1, $2)",
     [record.scope, record.effectType],
   );
   const busy = rows[0];

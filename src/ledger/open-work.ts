@@ -54,7 +54,8 @@ export interface OpenAttempt {
 }
 
 /**
- * Open attempts, optionally of one execution, oldest first. `page` reads at most `limit`
+ * Open attempts, optionally of one execution, oldest first, read from the derived index
+ * open_attempt_slots (0058): the cost follows the open attempts, not the ledger. `page` reads at most `limit`
  * attempts with an id above `afterAttemptId` (keyset paging); without it, all of them.
  */
 export async function listOpenAttempts(
@@ -63,11 +64,12 @@ export async function listOpenAttempts(
   page?: { readonly afterAttemptId: number; readonly limit: number },
 ): Promise<OpenAttempt[]> {
   const { rows } = await q.query<OpenAttemptSqlRow>(
-    `SELECT o.attempt_id, o.execution_id, o.effect_id, o.kind, ${isoSql("o.claimed_at")} AS claimed_at,
+    `SELECT a.attempt_id, a.execution_id, o.effect_id, a.kind, ${isoSql("a.claimed_at")} AS claimed_at,
             a.owner_worker_id, a.fencing_token,
             (a.owner_worker_id IS NOT NULL AND irrevon_lease_live(a.owner_worker_id, a.fencing_token)) AS is_owner_live
-       FROM open_attempts o JOIN dispatch_attempts a ON a.attempt_id = o.attempt_id
-      WHERE ($1::bigint IS NULL OR o.execution_id = $1) AND o.attempt_id > $2
+       FROM open_attempt_slots o JOIN dispatch_attempts a ON a.attempt_id = o.attempt_id
+      WHERE ($1::bigint IS NULL OR a.execution_id = $1) AND o.attempt_id > $2
+        AND NOT EXISTS (SELECT 1 FROM dispatch_receipts d WHERE d.attempt_id = o.attempt_id)
       ORDER BY o.attempt_id LIMIT $3`,
     [executionId ?? null, page?.afterAttemptId ?? 0, page?.limit ?? null],
   );

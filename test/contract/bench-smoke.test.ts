@@ -19,6 +19,8 @@ describe("engine benchmark smoke", () => {
       throughputMs: 300,
       physicalConnections: [1],
       physicalMs: 200,
+      busyScopeEffects: 6,
+      busyScopeWindow: 2,
       command: "test/contract/bench-smoke.test.ts",
     });
     expect(report.format).toBe("irrevon-bench-engine/v1");
@@ -60,12 +62,18 @@ describe("engine benchmark smoke", () => {
         // PGlite has no wire: its calls are reported, the round-trip goal is judged on a server.
         "calls into the embedded database per clean effect (pglite, registerAndDispatch)",
         ...(SKIP_POSTGRES ? [] : ["round trips per clean effect (postgres, registerAndDispatch)"]),
+        "guarded effect in one busy scope (pglite, registerAndDispatch)",
       ]),
     );
+    // The busy-scope row is judged (met or not), with both windows measured.
+    const busy = report.targets.find((t) => t.name.startsWith("guarded effect in one busy scope"));
+    expect(typeof busy?.met).toBe("boolean");
+    expect(busy?.measured).toMatch(/^first 2: \d+\.\d{3} ms, last 2: \d+\.\d{3} ms/);
     const md = renderMarkdown(report);
     expect(md).toContain("## Targets");
     expect(md).toContain("| guarded effect, registerAndDispatch (fused) |");
     expect(md).toContain("| guarded effect, register + dispatch (two calls) |");
+    expect(md).toContain("## One busy scope");
     expect(() => JSON.parse(JSON.stringify(report)) as unknown).not.toThrow();
   }, 120_000);
 });

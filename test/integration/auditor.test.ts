@@ -276,6 +276,23 @@ const PLANTS: readonly Plant[] = [
       ),
   },
   {
+    name: "an open attempt missing from the derived index of open attempts",
+    rules: ["derived_index"],
+    plant: async (l) => {
+      const ex = await effectAt(l.superuser, "PERSISTED");
+      await dispatch(l.superuser, ex);
+      await l.superuser.query("DELETE FROM open_attempt_slots");
+    },
+  },
+  {
+    name: "a derived open-attempt row that outlived its receipt",
+    rules: ["derived_index"],
+    plant: async (l) => {
+      await l.superuser.query("ALTER TABLE dispatch_receipts DISABLE TRIGGER dispatch_receipts_open_attempt");
+      await effectAt(l.superuser, "SETTLED_COMMITTED");
+    },
+  },
+  {
     name: "an attempt whose key is not its operation id",
     rules: ["attempt_key"],
     plant: async (l) => {

@@ -20,6 +20,7 @@ import {
   judgeWorkers,
 } from "./judges.js";
 import type { CommitsPerEffect } from "./per-effect.js";
+import { judgeBusyScope, renderBusyScope } from "./busy-scope.js";
 import { judgeRecoveryBatching, renderRecoveryBatching } from "./recovery-batching.js";
 import type { ServerDeltas } from "./server-stats.js";
 import type { MeasuredRun, Target, TargetJudge } from "./report-types.js";
@@ -40,6 +41,7 @@ const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(d
 /** Every judge, in table order. Append a judge here to add rows (see the file header). */
 export const TARGET_JUDGES: readonly TargetJudge[] = [
   judgeCleanEffect,
+  judgeBusyScope,
   judgeWorkers,
   judgeRecovery,
   judgeRecoveryBatching,
@@ -195,6 +197,7 @@ function renderStartupSection(r: EngineBenchReport): string[] {
 /** Sections after the targets table, in order. Append one to add a section (see the header). */
 export const SECTION_RENDERERS: readonly ((r: EngineBenchReport) => string[])[] = [
   renderPerEffect,
+  renderBusyScope,
   renderThroughput,
   renderRecovery,
   renderRecoveryBatching,

@@ -2,7 +2,8 @@
  * bench/engine/run-engine-bench — runs the whole engine benchmark in one go: per-effect cost
  * on PGlite and on Postgres (with the commit floor of each), throughput with 1, 2, 4, 8
  * engine processes on Postgres, and the physical limit (single-row insert commits/s) of the
- * same server, recovery of a backlog of AMBIGUOUS effects on both backends (and the same
+ * same server, guarded effects piling up in one busy scope on both backends (bench/engine/
+ * busy-scope), recovery of a backlog of AMBIGUOUS effects on both backends (and the same
  * backlog against a destination with latency, single status queries vs batched), and startup
  * (embedded open, demo, CLI), all measured in the same run. Returns the report; scripts/bench-engine.ts writes
  * it. A run without a reachable Postgres server measures PGlite only and says so.
@@ -14,6 +15,7 @@ import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { createPgliteBenchDatabase, createPostgresBenchDatabase } from "./bench-database.js";
+import { BUSY_SCOPE_KEY, measureBusyScope, type BusyScopeRun } from "./busy-scope.js";
 import { measureInsertThroughput, type PhysicalLimitRun } from "./commit-floor.js";
 import { measurePerEffect, type PerEffectResult } from "./per-effect.js";
 import { measureRecovery, type RecoveryRun } from "./recovery-bench.js";
@@ -51,6 +53,13 @@ export interface EngineBenchOptions {
   readonly recoveryLatencyMs?: number;
   /** `queryable.batch_max` of the batched side of that comparison (default 100). */
   readonly recoveryBatchMax?: number;
+  /**
+   * Effects sent into one (scope, effect_type) slot, per backend, after the per-effect loops
+   * (bench/engine/busy-scope); 0 or absent skips it. The first and last `busyScopeWindow`
+   * (default a tenth) are compared.
+   */
+  readonly busyScopeEffects?: number;
+  readonly busyScopeWindow?: number;
   /** Progress lines (stderr in the script). */
   readonly log?: (line: string) => void;
 }
@@ -67,6 +76,8 @@ export const FULL_BENCH: Omit<EngineBenchOptions, "postgresUrl" | "command"> = {
   demoRuns: 3,
   recoveryEffects: 200,
   recoveryLatencyMs: 20,
+  busyScopeEffects: 2_000,
+  busyScopeWindow: 200,
 };
 
 function pgliteVersion(): string {
@@ -115,6 +126,19 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
   const recoveryEffects = options.recoveryEffects ?? 0;
   const recoveryBatching: RecoveryBatchingRun[] = [];
   const latencyMs = options.recoveryLatencyMs ?? 0;
+  const busyScope: BusyScopeRun[] = [];
+  const busyEffects = options.busyScopeEffects ?? 0;
+  const measureScope = async (db: Parameters<typeof measureBusyScope>[0]): Promise<void> => {
+    if (busyEffects === 0) return;
+    log(`one busy scope on ${db.backend}: ${busyEffects} effects`);
+    busyScope.push(
+      await measureBusyScope(db, {
+        effects: busyEffects,
+        window: options.busyScopeWindow ?? Math.max(1, Math.floor(busyEffects / 10)),
+        tag,
+      }),
+    );
+  };
   const compareBatching = async (
     db: Parameters<typeof measureRecoveryBatching>[0],
   ): Promise<void> => {
@@ -139,6 +163,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
       perEffect.push(
         await measurePerEffect(db, { effects: options.effects, warmup: options.warmup, tag }),
       );
+      await measureScope(db);
       if (recoveryEffects > 0) {
         log(`recovery on pglite: ${recoveryEffects} AMBIGUOUS effects`);
         recovery.push(await measureRecovery(db, { effects: recoveryEffects, tag }));
@@ -155,6 +180,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
       perEffect.push(
         await measurePerEffect(db, { effects: options.effects, warmup: options.warmup, tag }),
       );
+      await measureScope(db);
       for (const workers of options.workers) {
         log(`throughput: ${workers} worker process(es) for ${options.throughputMs} ms`);
         throughput.push(
@@ -211,7 +237,10 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
     physicalLimit,
     recovery,
     startup,
-    extra: recoveryBatching.length === 0 ? {} : { [RECOVERY_BATCHING_KEY]: recoveryBatching },
+    extra: {
+      ...(recoveryBatching.length === 0 ? {} : { [RECOVERY_BATCHING_KEY]: recoveryBatching }),
+      ...(busyScope.length === 0 ? {} : { [BUSY_SCOPE_KEY]: busyScope }),
+    },
   };
   return {
     format: "irrevon-bench-engine/v1",
@@ -226,6 +255,7 @@ export async function runEngineBench(options: EngineBenchOptions): Promise<Engin
       physical_ms: options.physicalMs,
       recovery_effects: recoveryEffects,
       recovery_latency_ms: latencyMs,
+      busy_scope_effects: busyEffects,
       destination: "in-process reference destination (C2), zero latency",
     },
     targets: judgeAll(run),

@@ -1,0 +1,170 @@
+/**
+ * Migration 0058 (docs/decisions/0013-open-attempt-index.md): the slot-busy check reads the
+ * derived index of open attempts, `open_attempt_slots`, instead of walking every attempt ever
+ * made in the scope. On both backends:
+ *   - settled effects leave no row behind, however many share the scope; an open attempt is
+ *     there (and the claim names it as scope_busy); its receipt removes it and frees the slot;
+ *   - a ledger migrated with attempts already open gets exactly those rows;
+ *   - no application role can write the index.
+ * The auditor's `derived_index` rule (run after every integration test) checks the index
+ * against the open_attempts view everywhere else.
+ */
+import { afterEach, expect, it } from "vitest";
+import { DbRole } from "../../src/db/db.js";
+import { MIGRATIONS } from "../../src/db/migrations.generated.js";
+import { migrate } from "../../src/db/migrator.js";
+import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
+import { openIrrevon } from "../../src/engine/irrevon.js";
+import { auditLedger } from "../../src/ledger/auditor.js";
+import type { Queryable } from "../../src/db/db.js";
+import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
+import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
+import { createInProcessTransport, createRefdest } from "../../src/refdest/index.js";
+import { expectAuditClean } from "../support/audit.js";
+import {
+  describeEachBackend,
+  openEmptyDatabase,
+  openTestLedger,
+  type EmptyDatabase,
+  type TestLedger,
+} from "../support/databases.js";
+import { expectDbError } from "../support/expect-db-error.js";
+import {
+  dispatch,
+  effectAt,
+  insertEffect,
+  insertReceipt,
+  openExecution,
+  testIdentity,
+  transition,
+} from "../support/ledger-fixtures.js";
+import { orderContract } from "./engine-support.js";
+
+const SCOPE = "tenant/one";
+
+async function indexRows(
+  q: Queryable,
+): Promise<{ scope: string; effect_type: string; attempt_id: number }[]> {
+  const { rows } = await q.query<{ scope: string; effect_type: string; attempt_id: unknown }>(
+    "SELECT scope, effect_type, attempt_id FROM open_attempt_slots ORDER BY attempt_id",
+  );
+  return rows.map((r) => ({ ...r, attempt_id: Number(r.attempt_id) }));
+}
+
+describeEachBackend("open_attempt_slots: the slot-busy check without the walk", (backend) => {
+  let ledger: TestLedger | undefined;
+  let empty: EmptyDatabase | undefined;
+  afterEach(async () => {
+    await ledger?.close();
+    ledger = undefined;
+    await empty?.close();
+    empty = undefined;
+  });
+
+  it("settled effects leave nothing in their slot; an open attempt is scope_busy until its receipt", async () => {
+    ledger = await openTestLedger(backend);
+    const engine = await openIrrevon({
+      database: ledger.app,
+      adapters: [
+        new RefdestAdapter({
+          baseUrl: "http://127.0.0.1:4100",
+          declaration: refdestDeclaration("C2"),
+          transport: createInProcessTransport(createRefdest({ tier: "C2", seed: 3 })),
+        }),
+      ],
+      crashPoints: NO_CRASH_POINTS,
+      workerId: `open-slots-${backend}`,
+      config: { scopeSlot: "always" },
+    });
+    try {
+      for (let i = 0; i < 30; i++) {
+        const { dispatch: out } = await engine.registerAndDispatch(orderContract({ scope: SCOPE }));
+        expect(out).toMatchObject({ status: "dispatched", lifecycle: "SETTLED_COMMITTED" });
+      }
+      const { rows } = await ledger.superuser.query<{ n: unknown }>(
+        `SELECT count(*) AS n FROM dispatch_attempts a JOIN effect_executions x ON x.execution_id = a.execution_id
+           JOIN effect_records r ON r.effect_id = x.effect_id WHERE r.scope = $1`,
+        [SCOPE],
+      );
+      expect(Number(rows[0]?.n)).toBe(30);
+      expect(await indexRows(ledger.superuser)).toEqual([]);
+
+      // An attempt whose call never reported back, in the same slot.
+      const stuck = await insertEffect(ledger.app, {
+        identity: testIdentity({ scope: SCOPE, effect_type: "order.create" }),
+      });
+      const ex = await openExecution(ledger.app, stuck.effectId);
+      const { attemptId } = await dispatch(ledger.app, ex);
+      expect(await indexRows(ledger.superuser)).toEqual([
+        { scope: SCOPE, effect_type: "order.create", attempt_id: attemptId },
+      ]);
+      const blocked = await engine.registerAndDispatch(orderContract({ scope: SCOPE }));
+      expect(blocked.dispatch).toMatchObject({
+        status: "scope_busy",
+        attemptId,
+        blockingEffectId: stuck.effectId,
+      });
+
+      // Its receipt (a timeout: the outcome stays unknown, but the call is over) frees the slot.
+      const receiptId = await insertReceipt(ledger.app, attemptId, "TIMEOUT");
+      await transition(ledger.app, ex.executionId, "DISPATCHED", "AMBIGUOUS", "receipt_timeout", "dispatcher", {
+        receipt_id: receiptId,
+      });
+      expect(await indexRows(ledger.superuser)).toEqual([]);
+      const next = await engine.dispatch(blocked.registration.effectId);
+      expect(next).toMatchObject({ status: "dispatched", lifecycle: "SETTLED_COMMITTED" });
+    } finally {
+      await engine.close();
+    }
+    await expectAuditClean(ledger);
+  });
+
+  it("no application role writes the index", async () => {
+    ledger = await openTestLedger(backend);
+    const ex = await effectAt(ledger.app, "DISPATCHED");
+    const before = await indexRows(ledger.superuser);
+    expect(before).toHaveLength(1);
+    // irrevon_app lacks the privilege; irrevon_read's sessions are read-only before that.
+    for (const [role, sqlstate] of [
+      [ledger.app, "42501"],
+      [ledger.read, "25006"],
+    ] as const) {
+      await expectDbError(role.query("DELETE FROM open_attempt_slots"), "privilege_denied", sqlstate);
+      await expectDbError(
+        role.query(
+          "INSERT INTO open_attempt_slots (scope, effect_type, attempt_id, effect_id) VALUES ('s', 't', 1, 'e')",
+        ),
+        "privilege_denied",
+        sqlstate,
+      );
+      await expectDbError(
+        role.query("UPDATE open_attempt_slots SET scope = 'x'"),
+        "privilege_denied",
+        sqlstate,
+      );
+    }
+    expect(await indexRows(ledger.superuser)).toEqual(before);
+    expect(ex.executionId).toBeGreaterThan(0);
+  });
+
+  it("a ledger migrated with attempts already open gets exactly those in the index", async () => {
+    empty = await openEmptyDatabase(backend);
+    const at = MIGRATIONS.findIndex((m) => m.filename.startsWith("0058_"));
+    expect(at).toBeGreaterThan(0);
+    await migrate(empty.db, MIGRATIONS.slice(0, at));
+    const app = empty.db.as(DbRole.app);
+    const open = await effectAt(app, "DISPATCHED");
+    await effectAt(app, "SETTLED_COMMITTED");
+    await effectAt(app, "AMBIGUOUS");
+    const { rows } = await empty.db.query<{ attempt_id: unknown; scope: string }>(
+      `SELECT a.attempt_id, r.scope FROM dispatch_attempts a JOIN effect_records r ON r.effect_id = $1
+        WHERE a.execution_id = $2`,
+      [open.effectId, open.executionId],
+    );
+    await migrate(empty.db);
+    expect(await indexRows(empty.db)).toEqual([
+      { scope: rows[0]?.scope, effect_type: "order.create", attempt_id: Number(rows[0]?.attempt_id) },
+    ]);
+    expect(await auditLedger(empty.db.as(DbRole.read))).toEqual([]);
+  });
+});
