@@ -1,5 +1,5 @@
 -- 0058_open_attempt_slots: the slot-busy check reads the open attempts of its slot, not every
--- attempt ever made in it (issue 11; docs/decisions/0013-open-attempt-index.md).
+-- attempt ever made in it (issue 11; docs/decisions/0013-open-work-indexes.md).
 --
 -- Until now ledger_claim asked the open_attempts view for the oldest open attempt of the
 -- (scope, effect_type) slot. The view is every attempt without a receipt, so the planner walked

@@ -144,9 +144,38 @@ export async function checkSeedTables(tx: Queryable, out: Violation[]): Promise<
 
 /**
  * Reports a derived index that differs from its definition: open_attempt_slots must hold
- * exactly the open_attempts view (every attempt without a receipt, under its record's slot).
+ * exactly the open_attempts view (every attempt without a receipt, under its record's slot),
+ * open_executions exactly the executions whose frontier is DISPATCHED or AMBIGUOUS.
  */
 export async function checkDerivedIndexes(tx: Queryable, out: Violation[]): Promise<void> {
+  await checkOpenAttemptSlots(tx, out);
+  await checkOpenExecutions(tx, out);
+}
+
+async function checkOpenExecutions(tx: Queryable, out: Violation[]): Promise<void> {
+  const { rows } = await tx.query<{ execution_id: unknown; side: "index_only" | "view_only" }>(
+    `SELECT execution_id, 'index_only' AS side FROM (
+       SELECT execution_id, frontier FROM open_executions
+       EXCEPT SELECT execution_id, frontier FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')) i
+     UNION ALL
+     SELECT execution_id, 'view_only' AS side FROM (
+       SELECT execution_id, frontier FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')
+       EXCEPT SELECT execution_id, frontier FROM open_executions) v
+     ORDER BY execution_id`,
+  );
+  for (const r of rows) {
+    out.push({
+      rule: AuditRule.derived_index,
+      detail:
+        r.side === "index_only"
+          ? `open_executions lists execution ${String(r.execution_id)} at a state its frontier is not`
+          : `execution ${String(r.execution_id)} is open but missing from open_executions (or at another state there)`,
+      subject: { table: "open_executions", execution_id: Number(r.execution_id), side: r.side },
+    });
+  }
+}
+
+async function checkOpenAttemptSlots(tx: Queryable, out: Violation[]): Promise<void> {
   const { rows } = await tx.query<{ attempt_id: unknown; side: "index_only" | "view_only" }>(
     `SELECT attempt_id, 'index_only' AS side FROM (
        SELECT scope, effect_type, attempt_id, effect_id FROM open_attempt_slots

@@ -25,9 +25,10 @@ export async function listOpenExecutions(
     opened_by: ExecutionOpener;
     frontier: LifecycleState;
   }>(
-    `SELECT execution_id, effect_id, step, operation_id, opened_by, frontier FROM execution_frontiers
-      WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS') AND execution_id > $2
-      ORDER BY execution_id LIMIT $1`,
+    `SELECT o.execution_id, x.effect_id, x.step, x.operation_id, x.opened_by, o.frontier
+       FROM open_executions o JOIN effect_executions x ON x.execution_id = o.execution_id
+      WHERE o.execution_id > $2
+      ORDER BY o.execution_id LIMIT $1`,
     [limit, afterExecutionId],
   );
   return rows.map((r) => ({

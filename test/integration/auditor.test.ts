@@ -285,6 +285,28 @@ const PLANTS: readonly Plant[] = [
     },
   },
   {
+    name: "an open execution missing from the derived index of open executions",
+    rules: ["derived_index"],
+    plant: async (l) => {
+      await effectAt(l.superuser, "AMBIGUOUS");
+      await l.superuser.query("DELETE FROM open_executions");
+    },
+  },
+  {
+    name: "a derived open-execution row left at its old state",
+    rules: ["derived_index"],
+    plant: async (l) => {
+      await l.superuser.query(
+        "ALTER TABLE effect_transitions DISABLE TRIGGER effect_transitions_open_execution",
+      );
+      const ex = await effectAt(l.superuser, "DISPATCHED");
+      await l.superuser.query(
+        "INSERT INTO open_executions (execution_id, frontier) VALUES ($1, 'AMBIGUOUS')",
+        [ex.executionId],
+      );
+    },
+  },
+  {
     name: "a derived open-attempt row that outlived its receipt",
     rules: ["derived_index"],
     plant: async (l) => {

@@ -1,13 +1,17 @@
 /**
- * Migration 0058 (docs/decisions/0013-open-attempt-index.md): the slot-busy check reads the
- * derived index of open attempts, `open_attempt_slots`, instead of walking every attempt ever
- * made in the scope. On both backends:
+ * Migrations 0058 and 0059 (docs/decisions/0013-open-work-indexes.md): the slot-busy check
+ * reads the derived index of open attempts, `open_attempt_slots`, instead of walking every
+ * attempt ever made in the scope; recovery, the worker cycle and the gauges read the derived
+ * index of open executions, `open_executions`, instead of every execution's frontier. On both
+ * backends:
  *   - settled effects leave no row behind, however many share the scope; an open attempt is
  *     there (and the claim names it as scope_busy); its receipt removes it and frees the slot;
- *   - a ledger migrated with attempts already open gets exactly those rows;
- *   - no application role can write the index.
- * The auditor's `derived_index` rule (run after every integration test) checks the index
- * against the open_attempts view everywhere else.
+ *   - the open executions listed and counted are exactly the DISPATCHED and AMBIGUOUS ones,
+ *     following DISPATCHED → AMBIGUOUS → settled;
+ *   - a ledger migrated with work already open gets exactly those rows;
+ *   - no application role can write either index.
+ * The auditor's `derived_index` rule (run after every integration test) checks both indexes
+ * against their views everywhere else.
  */
 import { afterEach, expect, it } from "vitest";
 import { DbRole } from "../../src/db/db.js";
@@ -16,6 +20,8 @@ import { migrate } from "../../src/db/migrator.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
 import { openIrrevon } from "../../src/engine/irrevon.js";
 import { auditLedger } from "../../src/ledger/auditor.js";
+import { listOpenExecutions } from "../../src/ledger/open-work.js";
+import { readLedgerGauges } from "../../src/ledger/worker-gauges.js";
 import type { Queryable } from "../../src/db/db.js";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
@@ -51,7 +57,14 @@ async function indexRows(
   return rows.map((r) => ({ ...r, attempt_id: Number(r.attempt_id) }));
 }
 
-describeEachBackend("open_attempt_slots: the slot-busy check without the walk", (backend) => {
+async function openExecutionRows(q: Queryable): Promise<{ execution_id: number; frontier: string }[]> {
+  const { rows } = await q.query<{ execution_id: unknown; frontier: string }>(
+    "SELECT execution_id, frontier FROM open_executions ORDER BY execution_id",
+  );
+  return rows.map((r) => ({ ...r, execution_id: Number(r.execution_id) }));
+}
+
+describeEachBackend("derived indexes of open work", (backend) => {
   let ledger: TestLedger | undefined;
   let empty: EmptyDatabase | undefined;
   afterEach(async () => {
@@ -119,35 +132,34 @@ describeEachBackend("open_attempt_slots: the slot-busy check without the walk", 
     await expectAuditClean(ledger);
   });
 
-  it("no application role writes the index", async () => {
+  it("no application role writes either index", async () => {
     ledger = await openTestLedger(backend);
     const ex = await effectAt(ledger.app, "DISPATCHED");
     const before = await indexRows(ledger.superuser);
     expect(before).toHaveLength(1);
     // irrevon_app lacks the privilege; irrevon_read's sessions are read-only before that.
+    const executions = await openExecutionRows(ledger.superuser);
+    expect(executions).toEqual([{ execution_id: ex.executionId, frontier: "DISPATCHED" }]);
     for (const [role, sqlstate] of [
       [ledger.app, "42501"],
       [ledger.read, "25006"],
     ] as const) {
-      await expectDbError(role.query("DELETE FROM open_attempt_slots"), "privilege_denied", sqlstate);
-      await expectDbError(
-        role.query(
-          "INSERT INTO open_attempt_slots (scope, effect_type, attempt_id, effect_id) VALUES ('s', 't', 1, 'e')",
-        ),
-        "privilege_denied",
-        sqlstate,
-      );
-      await expectDbError(
-        role.query("UPDATE open_attempt_slots SET scope = 'x'"),
-        "privilege_denied",
-        sqlstate,
-      );
+      for (const sql of [
+        "DELETE FROM open_attempt_slots",
+        "INSERT INTO open_attempt_slots (scope, effect_type, attempt_id, effect_id) VALUES ('s', 't', 1, 'e')",
+        "UPDATE open_attempt_slots SET scope = 'x'",
+        "DELETE FROM open_executions",
+        "INSERT INTO open_executions (execution_id, frontier) VALUES (999999, 'AMBIGUOUS')",
+        "UPDATE open_executions SET frontier = 'AMBIGUOUS'",
+      ])
+        await expectDbError(role.query(sql), "privilege_denied", sqlstate);
     }
     expect(await indexRows(ledger.superuser)).toEqual(before);
+    expect(await openExecutionRows(ledger.superuser)).toEqual(executions);
     expect(ex.executionId).toBeGreaterThan(0);
   });
 
-  it("a ledger migrated with attempts already open gets exactly those in the index", async () => {
+  it("a ledger migrated with work already open gets exactly that work in the indexes", async () => {
     empty = await openEmptyDatabase(backend);
     const at = MIGRATIONS.findIndex((m) => m.filename.startsWith("0058_"));
     expect(at).toBeGreaterThan(0);
@@ -155,7 +167,8 @@ describeEachBackend("open_attempt_slots: the slot-busy check without the walk", 
     const app = empty.db.as(DbRole.app);
     const open = await effectAt(app, "DISPATCHED");
     await effectAt(app, "SETTLED_COMMITTED");
-    await effectAt(app, "AMBIGUOUS");
+    const ambiguous = await effectAt(app, "AMBIGUOUS");
+    await effectAt(app, "SETTLED_FAILED");
     const { rows } = await empty.db.query<{ attempt_id: unknown; scope: string }>(
       `SELECT a.attempt_id, r.scope FROM dispatch_attempts a JOIN effect_records r ON r.effect_id = $1
         WHERE a.execution_id = $2`,
@@ -165,6 +178,45 @@ describeEachBackend("open_attempt_slots: the slot-busy check without the walk", 
     expect(await indexRows(empty.db)).toEqual([
       { scope: rows[0]?.scope, effect_type: "order.create", attempt_id: Number(rows[0]?.attempt_id) },
     ]);
+    expect(await openExecutionRows(empty.db)).toEqual([
+      { execution_id: open.executionId, frontier: "DISPATCHED" },
+      { execution_id: ambiguous.executionId, frontier: "AMBIGUOUS" },
+    ]);
     expect(await auditLedger(empty.db.as(DbRole.read))).toEqual([]);
+  });
+
+  it("open executions are exactly the DISPATCHED and AMBIGUOUS ones, listed and counted", async () => {
+    ledger = await openTestLedger(backend);
+    for (const state of ["SETTLED_COMMITTED", "SETTLED_FAILED", "CANCELLED", "PERSISTED"] as const)
+      for (let i = 0; i < 3; i++) await effectAt(ledger.app, state);
+    expect(await listOpenExecutions(ledger.app)).toEqual([]);
+    const ex = await effectAt(ledger.app, "DISPATCHED");
+    const listed = await listOpenExecutions(ledger.app);
+    expect(listed).toEqual([
+      {
+        executionId: ex.executionId,
+        effectId: ex.effectId,
+        step: 0,
+        operationId: ex.operationId,
+        openedBy: "register",
+        frontier: "DISPATCHED",
+      },
+    ]);
+    const { rows } = await ledger.app.query<{ attempt_id: unknown }>(
+      "SELECT attempt_id FROM dispatch_attempts WHERE execution_id = $1",
+      [ex.executionId],
+    );
+    const receiptId = await insertReceipt(ledger.app, Number(rows[0]?.attempt_id), "TIMEOUT");
+    await transition(ledger.app, ex.executionId, "DISPATCHED", "AMBIGUOUS", "receipt_timeout", "dispatcher", {
+      receipt_id: receiptId,
+    });
+    expect((await listOpenExecutions(ledger.app)).map((e) => e.frontier)).toEqual(["AMBIGUOUS"]);
+    expect(await readLedgerGauges(ledger.app)).toMatchObject({
+      openExecutions: 1,
+      ambiguousExecutions: 1,
+    });
+    // Keyset paging past the only one: nothing.
+    expect(await listOpenExecutions(ledger.app, 10, ex.executionId)).toEqual([]);
+    await expectAuditClean(ledger);
   });
 });
