@@ -66,12 +66,17 @@ CREATE TRIGGER dispatch_attempts_open_attempt AFTER INSERT ON dispatch_attempts
   FOR EACH ROW EXECUTE FUNCTION irrevon_open_attempt_add();
 CREATE TRIGGER dispatch_receipts_open_attempt AFTER INSERT ON dispatch_receipts
   FOR EACH ROW EXECUTE FUNCTION irrevon_open_attempt_close();
+-- Fired in every session_replication_role, like 0008's guards: a skipped trigger would leave an
+-- open attempt out of the index and its slot looking free.
+ALTER TABLE dispatch_attempts ENABLE ALWAYS TRIGGER dispatch_attempts_open_attempt;
+ALTER TABLE dispatch_receipts ENABLE ALWAYS TRIGGER dispatch_receipts_open_attempt;
 
 INSERT INTO open_attempt_slots (scope, effect_type, attempt_id, effect_id)
 SELECT o.scope, o.effect_type, o.attempt_id, o.effect_id FROM open_attempts o;
 
--- The slot's oldest open attempt, if any. The receipt check is belt and braces: a row the
--- index still held after its receipt would only make the slot look busy, never free.
+-- The slot's oldest open attempt, if any. The receipt check keeps a row the index failed to drop
+-- from making the slot look busy; a row it failed to add cannot show here, which is why the
+-- triggers fire always and the auditor checks them and the rows (rule derived_index).
 -- PL/pgSQL so the statement keeps its plan for the session (0051: a SQL function with a pinned
 -- search_path is planned again at every call).
 CREATE FUNCTION irrevon_open_attempt_in_slot(p_scope text, p_effect_type text)
@@ -178,4 +183,4 @@ REVOKE ALL ON FUNCTION
   irrevon_open_attempt_close(),
   irrevon_open_attempt_in_slot(text, text)
 FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION irrevon_open_attempt_in_slot(text, text) TO irrevon_app, irrevon_read;
+GRANT EXECUTE ON FUNCTION irrevon_open_attempt_in_slot(text, text) TO irrevon_app;

@@ -46,6 +46,7 @@ CREATE TRIGGER effect_transitions_open_execution AFTER INSERT ON effect_transiti
   FOR EACH ROW
   WHEN (NEW.to_state NOT IN ('INTENDED', 'PERSISTED') OR NEW.from_state IN ('DISPATCHED', 'AMBIGUOUS'))
   EXECUTE FUNCTION irrevon_open_execution_track();
+ALTER TABLE effect_transitions ENABLE ALWAYS TRIGGER effect_transitions_open_execution;
 
 INSERT INTO open_executions (execution_id, frontier)
 SELECT f.execution_id, f.frontier FROM execution_frontiers f WHERE f.frontier IN ('DISPATCHED', 'AMBIGUOUS');

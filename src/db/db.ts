@@ -60,6 +60,12 @@ export interface Db extends Queryable {
   ): Promise<T>;
   /** A handle on the same database acting as another role (shares the connection or pool). */
   as(role: DbRole): Db;
+  /**
+   * Reclaims the space of the rows the derived indexes dropped (db/ledger-tables
+   * DERIVED_TABLES), where nothing else does: PGlite runs no autovacuum. Absent on a server,
+   * whose autovacuum does it. The worker calls it once a cycle.
+   */
+  maintain?(): Promise<void>;
   /** Closes the underlying connection or pool (only the handle that opened it). */
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { MemoryFS, PGlite, Transaction } from "@electric-sql/pglite";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { LOCK_FILE_NAME, lockDataDir, type DataDirLock } from "./data-dir-lock.js";
+import { DERIVED_TABLES } from "./ledger-tables.js";
 import type {
   Db,
   DbRole,
@@ -232,11 +233,26 @@ async function runTransaction<T>(
   return result;
 }
 
+/**
+ * VACUUM of the derived indexes, outside any transaction (VACUUM cannot run in one), in the
+ * embedded session's own (superuser) role: only what the triggers of 0058/0059 deleted is
+ * reclaimed, and no fact table is touched.
+ */
+async function vacuumDerivedIndexes(shared: Shared): Promise<void> {
+  checkUsable(shared);
+  try {
+    await shared.pglite.exec(`VACUUM ${DERIVED_TABLES.join(", ")}`);
+  } catch (e) {
+    throw mapDbError(e);
+  }
+}
+
 function roleHandle(shared: Shared, role: DbRole, root: PrivilegedDb): Db {
   assertRole(role);
   return {
     backend: "pglite",
     role,
+    maintain: () => vacuumDerivedIndexes(shared),
     query<R = Record<string, unknown>>(
       sql: string,
       params?: readonly unknown[],
@@ -307,6 +323,7 @@ export async function openPglite(
     role: Roles.owner,
     privileged: true,
     pglite,
+    maintain: () => vacuumDerivedIndexes(shared),
     async query<R = Record<string, unknown>>(
       sql: string,
       params?: readonly unknown[],

@@ -12,8 +12,11 @@
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { StoredRecord } from "../ledger/types.js";
 import { recordEscalation, type EscalationReason } from "../ledger/escalations.js";
-import type { ProbeInput } from "../ledger/record-probe.js";
-import { settleAmbiguous, settleWithProbe } from "../ledger/settle-ambiguous.js";
+import {
+  settleAmbiguous,
+  settleWithProbe,
+  type SettlingProbe,
+} from "../ledger/settle-ambiguous.js";
 import { emit, type EngineContext } from "./context.js";
 
 /** Who settles: the online reconciler or recovery. */
@@ -37,7 +40,7 @@ async function guardedSettle<T>(fn: () => Promise<T>): Promise<T | typeof LOST_R
  */
 export type SettleCitation =
   | { readonly probeIds: readonly number[] }
-  | { readonly probe: ProbeInput; readonly priorProbeIds: readonly number[] };
+  | { readonly probe: SettlingProbe; readonly priorProbeIds: readonly number[] };
 
 /** The exit and its finding, however the citation is written. */
 interface SettleWrite {

@@ -26,8 +26,9 @@
  *     `escalationBudget` in a row ⇒ escalated to a human.
  * Statements: what a step decides on is read in ONE statement (ledger/reconcile-inputs; recovery
  * passes it in, read for a whole page); after an ABSENT answer the database time, horizons and
- * probes are read again in one statement (after a PRESENT or INDETERMINATE answer only the
- * time); a probe that settles is written with the exit and the finding in one statement
+ * probes are read again in one statement (after an INDETERMINATE answer only the time; after a
+ * PRESENT one not even that: the settle statement stamps the probe with the database clock,
+ * 0060); a probe that settles is written with the exit and the finding in one statement
  * (settleWithProbe). With crash points armed the settling probe is written on its own first,
  * so the seams between the probe and the settle (reconcile.pre_settle) stay reachable.
  * Recovery may hand in a probe channel (engine/status-batcher): the status query then goes out
@@ -45,7 +46,7 @@ import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { callStatusQuery } from "./call-adapter.js";
 import type { EngineContext } from "./context.js";
 import { emit } from "./context.js";
-import { engineNowMs, engineTimeOf } from "./engine-time.js";
+import { clockOffsetMs, engineNowMs, engineTimeOf } from "./engine-time.js";
 import { absenceClock } from "./reconcile-absence.js";
 import { strongestKey, sameKeys, type ChosenKey } from "./reconcile-keys.js";
 import {
@@ -146,11 +147,9 @@ async function probeOnce(
     answer.result === "ABSENT" ? await readOneReconcileInputs(ctx.db, effectId) : null;
   if (fresh !== null && fresh.latest?.executionId !== execution.executionId)
     return settledView(ctx, effectId); // settled, and a later execution opened meanwhile
-  const nowMs = Math.max(
-    fresh === null ? await engineNowMs(ctx) : engineTimeOf(ctx, fresh.dbNowMs),
-    judgedAtMs,
-  );
-  const base = {
+  const readNowMs = async (): Promise<number> =>
+    Math.max(fresh === null ? await engineNowMs(ctx) : engineTimeOf(ctx, fresh.dbNowMs), judgedAtMs);
+  const untimed = {
     executionId: execution.executionId,
     adapterId: record.adapterId,
     declarationDigest: entry.declarationDigest,
@@ -160,7 +159,6 @@ async function probeOnce(
     nFound: answer.nFound,
     destinationRefs: answer.destinationRefs,
     ...(answer.responseDigest === undefined ? {} : { responseDigest: answer.responseDigest }),
-    queriedAt: iso(nowMs),
   };
   const common = {
     mode: step.mode,
@@ -171,7 +169,23 @@ async function probeOnce(
   };
 
   if (answer.result === "PRESENT") {
-    const cite = await settlingCitation(step, { ...base, evidence: common }, [], pauseAfterProbe);
+    // Nothing is decided on a present probe's time: the settle statement reads the database
+    // clock itself (0060), unless the probe is written on its own first (crash points armed).
+    const cite: SettleCitation = ctx.crash.armed
+      ? await settlingCitation(
+          step,
+          { ...untimed, queriedAt: iso(await readNowMs()), evidence: common },
+          [],
+          pauseAfterProbe,
+        )
+      : {
+          probe: {
+            ...untimed,
+            queriedAt: { offsetMs: clockOffsetMs(ctx.clock), notBeforeMs: judgedAtMs },
+            evidence: common,
+          },
+          priorProbeIds: [],
+        };
     const settled = await settlePresent(ctx, {
       record,
       executionId: execution.executionId,
@@ -190,6 +204,8 @@ async function probeOnce(
       findingId: settled.findingId,
     };
   }
+  const nowMs = await readNowMs();
+  const base = { ...untimed, queriedAt: iso(nowMs) };
   if (answer.result === "INDETERMINATE") {
     const k = trailingIndeterminate(probes) + 1;
     const delaySeconds = Math.min(

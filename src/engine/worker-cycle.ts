@@ -1,5 +1,7 @@
 /**
  * engine/worker-cycle — one background pass of the worker (§8, D2, D3, D8, D9):
+ *   0. on the embedded database, reclaim the rows the derived indexes of open work dropped
+ *      (db.maintain: VACUUM, which PGlite never runs on its own);
  *   1. reconcile every open execution online, one step each (due re-reads are taken, backoff
  *      and lag respected; nothing sleeps). An attempt whose owner's lease expired is closed as
  *      LOST first (recovery of abandoned attempts, D8); a live owner's is left in flight;
@@ -29,7 +31,14 @@ import {
 import { sweepAdapter, type SweepReport } from "./sweep.js";
 
 /** Which step of a cycle failed. */
-export type CycleStep = "reconcile" | "redispatch" | "resume" | "close" | "audit" | "sweep";
+export type CycleStep =
+  | "maintain"
+  | "reconcile"
+  | "redispatch"
+  | "resume"
+  | "close"
+  | "audit"
+  | "sweep";
 
 /** A failure inside a cycle (reported, not thrown). */
 export interface CycleError {
@@ -87,6 +96,13 @@ export async function runCycle(ctx: EngineContext, options: CycleOptions): Promi
   let escalated = 0;
   let inFlight = 0;
   let parked = 0;
+  // The embedded database has no autovacuum: the rows the derived indexes of open work dropped
+  // are reclaimed here (a no-op on a server).
+  try {
+    await ctx.db.maintain?.();
+  } catch (e) {
+    fail(describe("maintain", e, {}));
+  }
   const seen = new Set<string>();
   for (const execution of await listOpenExecutions(ctx.db)) {
     if (seen.has(execution.effectId)) continue;

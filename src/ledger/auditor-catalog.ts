@@ -148,8 +148,51 @@ export async function checkSeedTables(tx: Queryable, out: Violation[]): Promise<
  * open_executions exactly the executions whose frontier is DISPATCHED or AMBIGUOUS.
  */
 export async function checkDerivedIndexes(tx: Queryable, out: Violation[]): Promise<void> {
+  await checkDerivedIndexTriggers(tx, out);
   await checkOpenAttemptSlots(tx, out);
   await checkOpenExecutions(tx, out);
+}
+
+/** The triggers that keep the derived indexes (0058, 0059), by table. */
+const DERIVED_INDEX_TRIGGERS = [
+  { table: "dispatch_attempts", trigger: "dispatch_attempts_open_attempt", fn: "irrevon_open_attempt_add" },
+  { table: "dispatch_receipts", trigger: "dispatch_receipts_open_attempt", fn: "irrevon_open_attempt_close" },
+  { table: "effect_transitions", trigger: "effect_transitions_open_execution", fn: "irrevon_open_execution_track" },
+] as const;
+
+/**
+ * Reports a derived index's trigger that is missing, calls another function or does not fire
+ * always: rows it failed to add would not show in the rows' own check until a fact is missed.
+ */
+async function checkDerivedIndexTriggers(tx: Queryable, out: Violation[]): Promise<void> {
+  const { rows } = await tx.query<TriggerRow & { trigger_name: string }>(
+    `SELECT c.relname AS table_name, t.tgname AS trigger_name, t.tgtype::int AS tgtype,
+            t.tgenabled::text AS tgenabled, p.proname AS function_name
+       FROM pg_catalog.pg_trigger t
+       JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid
+      WHERE n.nspname = 'public' AND NOT t.tgisinternal AND t.tgname = ANY ($1::text[])`,
+    [DERIVED_INDEX_TRIGGERS.map((d) => d.trigger)],
+  );
+  for (const want of DERIVED_INDEX_TRIGGERS) {
+    const got = rows.find((r) => r.table_name === want.table && r.trigger_name === want.trigger);
+    const fault =
+      got === undefined
+        ? "is missing"
+        : got.function_name !== want.fn
+          ? `calls ${got.function_name}, not ${want.fn}`
+          : got.tgenabled !== "A"
+            ? "does not fire always (ENABLE ALWAYS)"
+            : null;
+    if (fault !== null) {
+      out.push({
+        rule: AuditRule.derived_index,
+        detail: `trigger ${want.trigger} on ${want.table} ${fault}`,
+        subject: { table: want.table, trigger: want.trigger },
+      });
+    }
+  }
 }
 
 async function checkOpenExecutions(tx: Queryable, out: Violation[]): Promise<void> {

@@ -90,10 +90,24 @@ export async function settleAmbiguous(db: Db, input: SettleInput): Promise<Settl
   });
 }
 
-/** A probe that settles its AMBIGUOUS execution (ledger_reconcile_settle, 0052). */
+/**
+ * A probe time the settle statement reads itself (0060): the database clock when it runs plus
+ * `offsetMs` (engine time: the clock's test offset), and never earlier than `notBeforeMs`.
+ */
+export interface SettleTime {
+  readonly offsetMs: number;
+  readonly notBeforeMs: number;
+}
+
+/** The probe a settle writes: its time given, or read by the settle statement. */
+export type SettlingProbe = Omit<ProbeInput, "queriedAt"> & {
+  readonly queriedAt: string | SettleTime;
+};
+
+/** A probe that settles its AMBIGUOUS execution (ledger_reconcile_settle, 0052, 0060). */
 export interface ProbeSettleInput {
   /** The probe row; the settle cites it after `priorProbeIds`. */
-  readonly probe: ProbeInput;
+  readonly probe: SettlingProbe;
   /** Earlier probes the exit cites too (the first ABSENT read of a confirmation). */
   readonly priorProbeIds: readonly number[];
   readonly to: Extract<LifecycleState, "SETTLED_COMMITTED" | "SETTLED_FAILED">;
@@ -143,7 +157,12 @@ export async function settleWithProbe(
     n_found: p.result === "INDETERMINATE" ? null : p.nFound,
     destination_refs: p.destinationRefs,
     response_digest: p.responseDigest ?? null,
-    queried_at: p.queriedAt,
+    ...(typeof p.queriedAt === "string"
+      ? { queried_at: p.queriedAt }
+      : {
+          clock_offset_ms: Math.round(p.queriedAt.offsetMs),
+          not_before: new Date(p.queriedAt.notBeforeMs).toISOString(),
+        }),
     evidence: p.evidence,
   };
   const finding = {

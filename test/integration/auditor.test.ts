@@ -285,6 +285,14 @@ const PLANTS: readonly Plant[] = [
     },
   },
   {
+    name: "a derived index's trigger that no longer fires always",
+    rules: ["derived_index"],
+    plant: (l) =>
+      l.superuser
+        .query("ALTER TABLE dispatch_attempts ENABLE TRIGGER dispatch_attempts_open_attempt")
+        .then(() => undefined),
+  },
+  {
     name: "an open execution missing from the derived index of open executions",
     rules: ["derived_index"],
     plant: async (l) => {

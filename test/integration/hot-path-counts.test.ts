@@ -7,8 +7,15 @@
  * and 3 durable commits for the two calls, so these bounds fail on it.
  */
 import { expect, it } from "vitest";
+import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
+import { RefdestAdapter } from "../../src/adapters/refdest-adapter.js";
+import { countingDb, zeroCounts } from "../../src/bench/engine/counting-db.js";
 import { countHotPath } from "../../src/bench/engine/hot-path.js";
+import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
+import { openIrrevon } from "../../src/engine/irrevon.js";
+import { createInProcessTransport, createRefdest } from "../../src/refdest/index.js";
 import { describeEachBackend, openTestLedger } from "../support/databases.js";
+import { orderContract } from "./engine-support.js";
 
 describeEachBackend("hot path: round trips and durable commits per clean effect", (backend) => {
   it("two calls: 4 round trips, no explicit transaction, 3 durable commits; fused and run(): 2 durable commits", async () => {
@@ -45,6 +52,46 @@ describeEachBackend("hot path: round trips and durable commits per clean effect"
       expect(run).toMatchObject({ transactions: 1, durableCommits: 2 });
       expect(run.roundTrips).toBeLessThanOrEqual(8);
     } finally {
+      await ledger.close();
+    }
+  });
+
+  it("recovery: a present effect costs one statement beyond the page reads (its settle reads its own clock)", async () => {
+    const ledger = await openTestLedger(backend);
+    const refdest = createRefdest({ tier: "C2", seed: 9 });
+    const counting = countingDb(ledger.app);
+    const engine = await openIrrevon({
+      database: counting,
+      adapters: [
+        new RefdestAdapter({
+          baseUrl: "http://127.0.0.1:4100",
+          declaration: refdestDeclaration("C2"),
+          transport: createInProcessTransport(refdest),
+        }),
+      ],
+      crashPoints: NO_CRASH_POINTS,
+      workerId: `hp-recovery-${backend}`,
+      config: { dispatchDeadlineMs: 2_000, leaseTtlMs: 60_000 },
+    });
+    // Statements of one recovery of n AMBIGUOUS effects whose creates the destination committed.
+    const recoveryStatements = async (n: number): Promise<number> => {
+      for (let i = 0; i < n; i++) {
+        refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+        const { dispatch } = await engine.registerAndDispatch(orderContract());
+        expect(dispatch).toMatchObject({ lifecycle: "AMBIGUOUS" });
+      }
+      Object.assign(counting.counts, zeroCounts());
+      const report = await engine.recover();
+      expect(report).toMatchObject({ adjudicated: n, errors: [] });
+      return counting.counts.standaloneStatements + counting.counts.statementsInTransactions;
+    };
+    try {
+      const one = await recoveryStatements(1);
+      const three = await recoveryStatements(3);
+      // The page reads and the run's own rows are the same for both: the difference is two effects.
+      expect((three - one) / 2).toBe(1);
+    } finally {
+      await engine.close();
       await ledger.close();
     }
   });

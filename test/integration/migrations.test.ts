@@ -10,6 +10,7 @@ import { JOURNAL_TABLE, migrate, migrationSha256 } from "../../src/db/migrator.j
 import type { Migration } from "../../src/db/migration.js";
 import { MIGRATIONS } from "../../src/db/migrations.generated.js";
 import {
+  DERIVED_TABLES,
   FACT_TABLES,
   LEDGER_VIEWS,
   LOCKED_FUNCTIONS,
@@ -101,7 +102,7 @@ describeEachBackend("migrations", (backend) => {
 
   it("irrevon_owner owns every table, view and function; functions are SECURITY DEFINER with a pinned search_path", async () => {
     ledger = await openTestLedger(backend);
-    for (const name of [...FACT_TABLES, ...SEED_TABLES, ...LEDGER_VIEWS]) {
+    for (const name of [...FACT_TABLES, ...SEED_TABLES, ...DERIVED_TABLES, ...LEDGER_VIEWS]) {
       const { rows } = await ledger.superuser.query<{ owner: string }>(
         "SELECT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relname = $1 AND relnamespace = 'public'::regnamespace",
         [name],

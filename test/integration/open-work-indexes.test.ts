@@ -132,6 +132,48 @@ describeEachBackend("derived indexes of open work", (backend) => {
     await expectAuditClean(ledger);
   });
 
+  it("a worker cycle reclaims the rows the indexes dropped on the embedded ledger; a server's autovacuum does it there", async () => {
+    ledger = await openTestLedger(backend);
+    const engine = await openIrrevon({
+      database: ledger.app,
+      adapters: [
+        new RefdestAdapter({
+          baseUrl: "http://127.0.0.1:4100",
+          declaration: refdestDeclaration("C2"),
+          transport: createInProcessTransport(createRefdest({ tier: "C2", seed: 4 })),
+        }),
+      ],
+      crashPoints: NO_CRASH_POINTS,
+      workerId: `open-maintain-${backend}`,
+    });
+    try {
+      for (let i = 0; i < 40; i++) {
+        const { dispatch: out } = await engine.registerAndDispatch(orderContract());
+        expect(out).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
+      }
+      const sizes = async (): Promise<number[]> => {
+        const { rows } = await ledger!.superuser.query<{ a: unknown; e: unknown }>(
+          "SELECT pg_relation_size('open_attempt_slots') AS a, pg_relation_size('open_executions') AS e",
+        );
+        return [Number(rows[0]?.a), Number(rows[0]?.e)];
+      };
+      expect(await indexRows(ledger.superuser)).toEqual([]);
+      expect(await openExecutionRows(ledger.superuser)).toEqual([]);
+      if (backend === "pglite") {
+        // Forty rows added and deleted in each: their pages stay until a VACUUM.
+        for (const size of await sizes()) expect(size).toBeGreaterThan(0);
+        expect((await engine.cycle({ sweep: false })).errors).toEqual([]);
+        expect(await sizes()).toEqual([0, 0]);
+      } else {
+        expect(ledger.app.maintain).toBeUndefined();
+        expect((await engine.cycle({ sweep: false })).errors).toEqual([]);
+      }
+    } finally {
+      await engine.close();
+    }
+    await expectAuditClean(ledger);
+  });
+
   it("no application role writes either index", async () => {
     ledger = await openTestLedger(backend);
     const ex = await effectAt(ledger.app, "DISPATCHED");
@@ -156,6 +198,30 @@ describeEachBackend("derived indexes of open work", (backend) => {
     }
     expect(await indexRows(ledger.superuser)).toEqual(before);
     expect(await openExecutionRows(ledger.superuser)).toEqual(executions);
+    // The trigger functions run as the owner, with a pinned search_path, and nobody calls them.
+    for (const fn of [
+      "irrevon_open_attempt_add()",
+      "irrevon_open_attempt_close()",
+      "irrevon_open_execution_track()",
+    ]) {
+      const { rows } = await ledger.superuser.query<Record<string, unknown>>(
+        `SELECT pg_get_userbyid(p.proowner) AS owner, p.prosecdef AS secdef, p.proconfig AS config,
+                has_function_privilege('irrevon_app', p.oid, 'EXECUTE') AS app,
+                has_function_privilege('irrevon_read', p.oid, 'EXECUTE') AS rd,
+                EXISTS (SELECT 1 FROM aclexplode(p.proacl) a WHERE a.grantee = 0) AS pub
+           FROM pg_proc p WHERE p.oid = $1::regprocedure`,
+        [fn],
+      );
+      expect({ fn, ...rows[0] }).toEqual({
+        fn,
+        owner: "irrevon_owner",
+        secdef: true,
+        config: ["search_path=public, pg_temp"],
+        app: false,
+        rd: false,
+        pub: false,
+      });
+    }
     expect(ex.executionId).toBeGreaterThan(0);
   });
 

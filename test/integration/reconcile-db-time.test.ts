@@ -103,4 +103,35 @@ describeEachBackend("reconcile: database time base", (backend) => {
       cause: "reconciled_absent",
     });
   });
+
+  it("a PRESENT probe's time is engine time read by the settle itself: the database clock plus the offset", async () => {
+    f = await openEngineFixture(backend); // no visibility lag: the order shows at once
+    const { effectId } = await f.irrevon.register(orderContract({ adapter_id: f.adapterId }));
+    f.refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+    f.clock.advance(HOUR_MS);
+    const dbNow = async (): Promise<number> => {
+      const { rows } = await f.ledger.app.query<{ ms: number | string }>(
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms",
+      );
+      return Number(rows[0]?.ms);
+    };
+    const before = await dbNow();
+    expect(await f.irrevon.reconcile(effectId)).toMatchObject({
+      status: "committed",
+      cause: "reconciled_present",
+    });
+    const after = await dbNow();
+    const { rows } = await f.ledger.app.query<{ ms: number | string; result: string }>(
+      `SELECT (extract(epoch FROM p.queried_at) * 1000)::float8 AS ms, p.result FROM status_probes p
+         JOIN effect_executions x ON x.execution_id = p.execution_id WHERE x.effect_id = $1`,
+      [effectId],
+    );
+    expect(rows.map((r) => r.result)).toEqual(["PRESENT"]);
+    const queriedMs = Number(rows[0]?.ms);
+    // The settle's clock, an hour on (the manual clock's offset), to the millisecond.
+    expect(queriedMs).toBeGreaterThanOrEqual(Math.floor(before) + HOUR_MS);
+    expect(queriedMs).toBeLessThanOrEqual(after + HOUR_MS);
+    expect(queriedMs % 1).toBe(0);
+  });
 });

@@ -231,14 +231,14 @@ export function judgeRecovery(run: MeasuredRun): Target[] {
         ? {}
         : {
             explanation:
-              `${fmt(r.roundTripsPerEffect, 1)} round trips per effect (a page's inputs in one read; per status ` +
-              `answer one read of the database clock, with the absence rule's facts after an ABSENT, and one ` +
-              `write; an absent effect needs two answers), ` +
+              `${fmt(r.roundTripsPerEffect, 1)} round trips per effect (a page's inputs in one read; a present ` +
+              `effect's answer is settled in one write that reads its own clock; after each ABSENT answer one ` +
+              `read of the absence rule's facts and one write; an absent effect needs two answers), ` +
               `${fmt(r.wallMs / Math.max(1, r.roundTripsPerEffect * r.effects), 2)} ms of wall time per round trip` +
               (r.backend === "pglite"
                 ? "; the embedded database runs one statement at a time, so lanes only take turns"
                 : "") +
-              "; finding the open executions reads every execution's frontier, so a bigger ledger costs more" +
+              "; most of the time is the ledger's own work per adjudication (the checked exit, the finding and its digest in ledger_reconcile_settle; docs/architecture.md)" +
               `; ${loadNote(run)}`,
           }),
     };
