@@ -19,6 +19,15 @@ import { resolveIn } from "./resolve-finding.js";
 export const CURRENT_STATUS_SQL = `COALESCE((SELECT r.to_status FROM finding_resolutions r
   WHERE r.finding_id = f.finding_id ORDER BY r.resolution_seq DESC LIMIT 1), 'OPEN')`;
 
+/**
+ * The effect's latest execution and its frontier (what effect_frontiers holds for it), looked up
+ * for one effect: joined to the effect_frontiers view instead, the planner computed every
+ * effect's frontier in the ledger on every worker cycle that had such a finding to look at.
+ */
+const LATEST_FRONTIER_SQL = (effectId: string): string =>
+  `SELECT x.frontier, x.opened_by FROM execution_frontiers x
+    WHERE x.effect_id = ${effectId} ORDER BY x.step DESC LIMIT 1`;
+
 /** Takes the transaction-scoped lock that serializes compensation of `compensatingEffectId`. */
 export async function lockCompensation(q: Queryable, compensatingEffectId: string): Promise<void> {
   await q.query("SELECT pg_advisory_xact_lock(irrevon_lock_key($1))", [
@@ -85,7 +94,7 @@ export async function listClosableResolutions(q: Queryable): Promise<ClosableRes
                 WHERE r.finding_id = f.finding_id AND r.to_status = 'COMPENSATED'
                 ORDER BY r.resolution_seq DESC LIMIT 1) AS effect_id
          FROM findings f WHERE ${CURRENT_STATUS_SQL} = 'COMPENSATED') c
-       JOIN effect_frontiers e ON e.effect_id = c.effect_id
+       JOIN LATERAL (${LATEST_FRONTIER_SQL("c.effect_id")}) e ON true
       WHERE e.frontier = 'SETTLED_COMMITTED' ORDER BY c.effect_id`,
   );
   const replaced = await q.query<{ effect_id: string }>(
@@ -108,7 +117,7 @@ export async function listClosableResolutions(q: Queryable): Promise<ClosableRes
 export async function listPendingReplacements(q: Queryable): Promise<string[]> {
   const { rows } = await q.query<{ effect_id: string }>(
     `SELECT DISTINCT f.effect_id FROM findings f
-       JOIN effect_frontiers e ON e.effect_id = f.effect_id
+       JOIN LATERAL (${LATEST_FRONTIER_SQL("f.effect_id")}) e ON true
       WHERE ${CURRENT_STATUS_SQL} = 'REDISPATCHED'
         AND e.opened_by = 'resolve_redispatch' AND e.frontier = 'PERSISTED'
       ORDER BY f.effect_id`,
