@@ -18,7 +18,7 @@ import { DbRole } from "../../src/db/db.js";
 import { MIGRATIONS } from "../../src/db/migrations.generated.js";
 import { migrate } from "../../src/db/migrator.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
-import { openIrrevon } from "../../src/engine/irrevon.js";
+import { openIrrevon, type Irrevon } from "../../src/engine/irrevon.js";
 import { auditLedger } from "../../src/ledger/auditor.js";
 import { listOpenExecutions } from "../../src/ledger/open-work.js";
 import { readLedgerGauges } from "../../src/ledger/worker-gauges.js";
@@ -64,6 +64,23 @@ async function openExecutionRows(q: Queryable): Promise<{ execution_id: number; 
   return rows.map((r) => ({ ...r, execution_id: Number(r.execution_id) }));
 }
 
+/** An engine on a C2 reference destination of its own, every claim taking the slot. */
+function engineOn(ledger: TestLedger, workerId: string): Promise<Irrevon> {
+  return openIrrevon({
+    database: ledger.app,
+    adapters: [
+      new RefdestAdapter({
+        baseUrl: "http://127.0.0.1:4100",
+        declaration: refdestDeclaration("C2"),
+        transport: createInProcessTransport(createRefdest({ tier: "C2", seed: 3 })),
+      }),
+    ],
+    crashPoints: NO_CRASH_POINTS,
+    workerId,
+    config: { scopeSlot: "always" },
+  });
+}
+
 describeEachBackend("derived indexes of open work", (backend) => {
   let ledger: TestLedger | undefined;
   let empty: EmptyDatabase | undefined;
@@ -76,19 +93,7 @@ describeEachBackend("derived indexes of open work", (backend) => {
 
   it("settled effects leave nothing in their slot; an open attempt is scope_busy until its receipt", async () => {
     ledger = await openTestLedger(backend);
-    const engine = await openIrrevon({
-      database: ledger.app,
-      adapters: [
-        new RefdestAdapter({
-          baseUrl: "http://127.0.0.1:4100",
-          declaration: refdestDeclaration("C2"),
-          transport: createInProcessTransport(createRefdest({ tier: "C2", seed: 3 })),
-        }),
-      ],
-      crashPoints: NO_CRASH_POINTS,
-      workerId: `open-slots-${backend}`,
-      config: { scopeSlot: "always" },
-    });
+    const engine = await engineOn(ledger, `open-slots-${backend}`);
     try {
       for (let i = 0; i < 30; i++) {
         const { dispatch: out } = await engine.registerAndDispatch(orderContract({ scope: SCOPE }));
@@ -134,18 +139,7 @@ describeEachBackend("derived indexes of open work", (backend) => {
 
   it("a worker cycle reclaims the rows the indexes dropped on the embedded ledger; a server's autovacuum does it there", async () => {
     ledger = await openTestLedger(backend);
-    const engine = await openIrrevon({
-      database: ledger.app,
-      adapters: [
-        new RefdestAdapter({
-          baseUrl: "http://127.0.0.1:4100",
-          declaration: refdestDeclaration("C2"),
-          transport: createInProcessTransport(createRefdest({ tier: "C2", seed: 4 })),
-        }),
-      ],
-      crashPoints: NO_CRASH_POINTS,
-      workerId: `open-maintain-${backend}`,
-    });
+    const engine = await engineOn(ledger, `open-maintain-${backend}`);
     try {
       for (let i = 0; i < 40; i++) {
         const { dispatch: out } = await engine.registerAndDispatch(orderContract());
