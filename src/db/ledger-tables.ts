@@ -64,12 +64,12 @@ export const APP_INSERT_TABLES: readonly FactTable[] = [
 export const APP_LOCKABLE_TABLES: readonly FactTable[] = ["scope_slots", "effect_records"];
 
 /**
- * Derived indexes (0058, 0059): rows computed from the facts by irrevon_owner's triggers, in the
+ * Derived indexes (0058, 0059, 0061): rows computed from the facts by irrevon_owner's triggers, in the
  * transaction that writes the fact. Not facts: a row leaves when the fact that ends it arrives,
  * so they are exempt from the append-only rule and the auditor checks them against their
  * definition instead (rule `derived_index`). irrevon_app and irrevon_read only read them.
  */
-export const DERIVED_TABLES = ["open_attempt_slots", "open_executions"] as const;
+export const DERIVED_TABLES = ["open_attempt_slots", "open_executions", "open_findings"] as const;
 
 /** Read views (0009). */
 export const LEDGER_VIEWS = ["execution_frontiers", "effect_frontiers", "open_attempts"] as const;

@@ -145,12 +145,14 @@ export async function checkSeedTables(tx: Queryable, out: Violation[]): Promise<
 /**
  * Reports a derived index that differs from its definition: open_attempt_slots must hold
  * exactly the open_attempts view (every attempt without a receipt, under its record's slot),
- * open_executions exactly the executions whose frontier is DISPATCHED or AMBIGUOUS.
+ * open_executions exactly the executions whose frontier is DISPATCHED or AMBIGUOUS,
+ * open_findings exactly the findings whose status (newest resolution) is not CLOSED.
  */
 export async function checkDerivedIndexes(tx: Queryable, out: Violation[]): Promise<void> {
   await checkDerivedIndexTriggers(tx, out);
   await checkOpenAttemptSlots(tx, out);
   await checkOpenExecutions(tx, out);
+  await checkOpenFindings(tx, out);
 }
 
 /** The triggers that keep the derived indexes (0058, 0059), by table. */
@@ -158,6 +160,8 @@ const DERIVED_INDEX_TRIGGERS = [
   { table: "dispatch_attempts", trigger: "dispatch_attempts_open_attempt", fn: "irrevon_open_attempt_add" },
   { table: "dispatch_receipts", trigger: "dispatch_receipts_open_attempt", fn: "irrevon_open_attempt_close" },
   { table: "effect_transitions", trigger: "effect_transitions_open_execution", fn: "irrevon_open_execution_track" },
+  { table: "findings", trigger: "findings_open_finding", fn: "irrevon_open_finding_add" },
+  { table: "finding_resolutions", trigger: "finding_resolutions_open_finding", fn: "irrevon_open_finding_track" },
 ] as const;
 
 /**
@@ -214,6 +218,34 @@ async function checkOpenExecutions(tx: Queryable, out: Violation[]): Promise<voi
           ? `open_executions lists execution ${String(r.execution_id)} at a state its frontier is not`
           : `execution ${String(r.execution_id)} is open but missing from open_executions (or at another state there)`,
       subject: { table: "open_executions", execution_id: Number(r.execution_id), side: r.side },
+    });
+  }
+}
+
+async function checkOpenFindings(tx: Queryable, out: Violation[]): Promise<void> {
+  const { rows } = await tx.query<{ finding_id: unknown; side: "index_only" | "view_only" }>(
+    `WITH statuses AS (
+       SELECT s.finding_id, s.status FROM (
+         SELECT f.finding_id, COALESCE((SELECT r.to_status FROM finding_resolutions r
+                                         WHERE r.finding_id = f.finding_id
+                                         ORDER BY r.resolution_seq DESC LIMIT 1), 'OPEN') AS status
+           FROM findings f) s
+        WHERE s.status <> 'CLOSED')
+     SELECT finding_id, 'index_only' AS side FROM (
+       SELECT finding_id, status FROM open_findings EXCEPT SELECT finding_id, status FROM statuses) i
+     UNION ALL
+     SELECT finding_id, 'view_only' AS side FROM (
+       SELECT finding_id, status FROM statuses EXCEPT SELECT finding_id, status FROM open_findings) v
+     ORDER BY finding_id`,
+  );
+  for (const r of rows) {
+    out.push({
+      rule: AuditRule.derived_index,
+      detail:
+        r.side === "index_only"
+          ? `open_findings lists finding ${String(r.finding_id)} at a status that is not its own, or it is closed`
+          : `finding ${String(r.finding_id)} is open but missing from open_findings (or at another status there)`,
+      subject: { table: "open_findings", finding_id: Number(r.finding_id), side: r.side },
     });
   }
 }

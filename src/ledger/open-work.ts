@@ -145,9 +145,10 @@ export async function listOpenLostFindings(
 ): Promise<number[]> {
   if (effectTypes.length === 0) return [];
   const { rows } = await q.query<{ finding_id: unknown }>(
-    `SELECT f.finding_id FROM findings f JOIN effect_records r ON r.effect_id = f.effect_id
-      WHERE f.classification = 'LOST' AND r.effect_type = ANY($1::text[])
-        AND NOT EXISTS (SELECT 1 FROM finding_resolutions s WHERE s.finding_id = f.finding_id)
+    `SELECT f.finding_id FROM open_findings o
+       JOIN findings f ON f.finding_id = o.finding_id
+       JOIN effect_records r ON r.effect_id = f.effect_id
+      WHERE o.status = 'OPEN' AND f.classification = 'LOST' AND r.effect_type = ANY($1::text[])
       ORDER BY f.finding_id`,
     [effectTypes],
   );

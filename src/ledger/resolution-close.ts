@@ -15,9 +15,12 @@ import type { Db, Queryable } from "../db/db.js";
 import { latestExecution } from "./read-records.js";
 import { resolveIn } from "./resolve-finding.js";
 
-/** SQL: the current resolution status of finding `f`. */
-export const CURRENT_STATUS_SQL = `COALESCE((SELECT r.to_status FROM finding_resolutions r
-  WHERE r.finding_id = f.finding_id ORDER BY r.resolution_seq DESC LIMIT 1), 'OPEN')`;
+/**
+ * SQL: keeps the findings `f` whose current status (their newest resolution) is `status`, read
+ * from the derived index of open findings (0061) instead of every finding's resolutions.
+ */
+const OPEN_AT = (status: "COMPENSATED" | "REDISPATCHED"): string =>
+  `JOIN open_findings o ON o.finding_id = f.finding_id AND o.status = '${status}'`;
 
 /**
  * The effect's latest execution and its frontier (what effect_frontiers holds for it), looked up
@@ -48,9 +51,8 @@ export async function closeCompensatedFindings(
     const latest = await latestExecution(tx, compensatingEffectId);
     if (latest?.frontier !== "SETTLED_COMMITTED") return [];
     const { rows } = await tx.query<{ finding_id: unknown }>(
-      `SELECT f.finding_id FROM findings f
-        WHERE ${CURRENT_STATUS_SQL} = 'COMPENSATED'
-          AND (SELECT r.evidence->>'compensating_effect_id' FROM finding_resolutions r
+      `SELECT f.finding_id FROM findings f ${OPEN_AT("COMPENSATED")}
+        WHERE (SELECT r.evidence->>'compensating_effect_id' FROM finding_resolutions r
                 WHERE r.finding_id = f.finding_id AND r.to_status = 'COMPENSATED'
                 ORDER BY r.resolution_seq DESC LIMIT 1) = $1
         ORDER BY f.finding_id`,
@@ -93,13 +95,13 @@ export async function listClosableResolutions(q: Queryable): Promise<ClosableRes
        SELECT (SELECT r.evidence->>'compensating_effect_id' FROM finding_resolutions r
                 WHERE r.finding_id = f.finding_id AND r.to_status = 'COMPENSATED'
                 ORDER BY r.resolution_seq DESC LIMIT 1) AS effect_id
-         FROM findings f WHERE ${CURRENT_STATUS_SQL} = 'COMPENSATED') c
+         FROM findings f ${OPEN_AT("COMPENSATED")}) c
        JOIN LATERAL (${LATEST_FRONTIER_SQL("c.effect_id")}) e ON true
       WHERE e.frontier = 'SETTLED_COMMITTED' ORDER BY c.effect_id`,
   );
   const replaced = await q.query<{ effect_id: string }>(
-    `SELECT DISTINCT f.effect_id FROM findings f
-      WHERE f.effect_id IS NOT NULL AND ${CURRENT_STATUS_SQL} = 'REDISPATCHED'
+    `SELECT DISTINCT f.effect_id FROM findings f ${OPEN_AT("REDISPATCHED")}
+      WHERE f.effect_id IS NOT NULL
         AND EXISTS (SELECT 1 FROM execution_frontiers x
                      WHERE x.effect_id = f.effect_id AND x.frontier = 'SETTLED_COMMITTED')
       ORDER BY f.effect_id`,
@@ -116,10 +118,9 @@ export async function listClosableResolutions(q: Queryable): Promise<ClosableRes
  */
 export async function listPendingReplacements(q: Queryable): Promise<string[]> {
   const { rows } = await q.query<{ effect_id: string }>(
-    `SELECT DISTINCT f.effect_id FROM findings f
+    `SELECT DISTINCT f.effect_id FROM findings f ${OPEN_AT("REDISPATCHED")}
        JOIN LATERAL (${LATEST_FRONTIER_SQL("f.effect_id")}) e ON true
-      WHERE ${CURRENT_STATUS_SQL} = 'REDISPATCHED'
-        AND e.opened_by = 'resolve_redispatch' AND e.frontier = 'PERSISTED'
+      WHERE e.opened_by = 'resolve_redispatch' AND e.frontier = 'PERSISTED'
       ORDER BY f.effect_id`,
   );
   return rows.map((r) => r.effect_id);

@@ -29,9 +29,7 @@ export async function readLedgerGauges(q: Queryable): Promise<LedgerGauges> {
        (SELECT count(*) FROM open_executions WHERE frontier = 'AMBIGUOUS') AS ambiguous_executions,
        (SELECT COALESCE(floor(EXTRACT(EPOCH FROM (now() - min(x.created_at)))), 0)
           FROM open_executions o JOIN effect_executions x ON x.execution_id = o.execution_id) AS oldest_open_age_s,
-       (SELECT count(*) FROM findings f
-         WHERE NOT EXISTS (SELECT 1 FROM finding_resolutions r
-                            WHERE r.finding_id = f.finding_id AND r.to_status = 'CLOSED')) AS open_findings`,
+       (SELECT count(*) FROM open_findings) AS open_findings`,
   );
   const r = rows[0];
   return {

@@ -315,6 +315,15 @@ const PLANTS: readonly Plant[] = [
     },
   },
   {
+    name: "an open finding missing from the derived index of open findings",
+    rules: ["derived_index"],
+    plant: async (l) => {
+      const committed = await effectAt(l.superuser, "SETTLED_COMMITTED");
+      await attachFinding(l.superuser, committed.effectId, "DUPLICATE", { excess: 1 });
+      await l.superuser.query("DELETE FROM open_findings");
+    },
+  },
+  {
     name: "a derived open-attempt row that outlived its receipt",
     rules: ["derived_index"],
     plant: async (l) => {

@@ -1,13 +1,15 @@
 /**
- * Migrations 0058 and 0059 (docs/decisions/0013-open-work-indexes.md): the slot-busy check
- * reads the derived index of open attempts, `open_attempt_slots`, instead of walking every
+ * Migrations 0058, 0059 and 0061 (docs/decisions/0013-open-work-indexes.md): the slot-busy
+ * check reads the derived index of open attempts, `open_attempt_slots`, instead of walking every
  * attempt ever made in the scope; recovery, the worker cycle and the gauges read the derived
- * index of open executions, `open_executions`, instead of every execution's frontier. On both
- * backends:
+ * index of open executions, `open_executions`, instead of every execution's frontier, and the
+ * worker's resolution steps and gauges `open_findings` instead of every finding's resolutions.
+ * On both backends:
  *   - settled effects leave no row behind, however many share the scope; an open attempt is
  *     there (and the claim names it as scope_busy); its receipt removes it and frees the slot;
  *   - the open executions listed and counted are exactly the DISPATCHED and AMBIGUOUS ones,
- *     following DISPATCHED → AMBIGUOUS → settled;
+ *     following DISPATCHED → AMBIGUOUS → settled; open findings follow their newest resolution
+ *     until CLOSED;
  *   - a ledger migrated with work already open gets exactly those rows;
  *   - no application role can write either index.
  * The auditor's `derived_index` rule (run after every integration test) checks both indexes
@@ -36,11 +38,13 @@ import {
 } from "../support/databases.js";
 import { expectDbError } from "../support/expect-db-error.js";
 import {
+  attachFinding,
   dispatch,
   effectAt,
   insertEffect,
   insertReceipt,
   openExecution,
+  resolve,
   testIdentity,
   transition,
 } from "../support/ledger-fixtures.js";
@@ -79,6 +83,13 @@ function engineOn(ledger: TestLedger, workerId: string): Promise<Irrevon> {
     workerId,
     config: { scopeSlot: "always" },
   });
+}
+
+async function openFindingRows(q: Queryable): Promise<{ finding_id: number; status: string }[]> {
+  const { rows } = await q.query<{ finding_id: unknown; status: string }>(
+    "SELECT finding_id, status FROM open_findings ORDER BY finding_id",
+  );
+  return rows.map((r) => ({ ...r, finding_id: Number(r.finding_id) }));
 }
 
 describeEachBackend("derived indexes of open work", (backend) => {
@@ -187,6 +198,9 @@ describeEachBackend("derived indexes of open work", (backend) => {
         "DELETE FROM open_executions",
         "INSERT INTO open_executions (execution_id, frontier) VALUES (999999, 'AMBIGUOUS')",
         "UPDATE open_executions SET frontier = 'AMBIGUOUS'",
+        "DELETE FROM open_findings",
+        "INSERT INTO open_findings (finding_id, status) VALUES (999999, 'OPEN')",
+        "UPDATE open_findings SET status = 'OPEN'",
       ])
         await expectDbError(role.query(sql), "privilege_denied", sqlstate);
     }
@@ -197,6 +211,8 @@ describeEachBackend("derived indexes of open work", (backend) => {
       "irrevon_open_attempt_add()",
       "irrevon_open_attempt_close()",
       "irrevon_open_execution_track()",
+      "irrevon_open_finding_add()",
+      "irrevon_open_finding_track()",
     ]) {
       const { rows } = await ledger.superuser.query<Record<string, unknown>>(
         `SELECT pg_get_userbyid(p.proowner) AS owner, p.prosecdef AS secdef, p.proconfig AS config,
@@ -229,6 +245,10 @@ describeEachBackend("derived indexes of open work", (backend) => {
     await effectAt(app, "SETTLED_COMMITTED");
     const ambiguous = await effectAt(app, "AMBIGUOUS");
     await effectAt(app, "SETTLED_FAILED");
+    const committed = await effectAt(app, "SETTLED_COMMITTED");
+    const duplicate = await attachFinding(app, committed.effectId, "DUPLICATE", { excess: 1 });
+    await resolve(app, duplicate, "OPEN", "ESCALATED_HUMAN");
+    await attachFinding(app, committed.effectId, "CONFIRMED_UNIQUE"); // closed at once
     const { rows } = await empty.db.query<{ attempt_id: unknown; scope: string }>(
       `SELECT a.attempt_id, r.scope FROM dispatch_attempts a JOIN effect_records r ON r.effect_id = $1
         WHERE a.execution_id = $2`,
@@ -242,7 +262,29 @@ describeEachBackend("derived indexes of open work", (backend) => {
       { execution_id: open.executionId, frontier: "DISPATCHED" },
       { execution_id: ambiguous.executionId, frontier: "AMBIGUOUS" },
     ]);
+    expect(await openFindingRows(empty.db)).toEqual([
+      { finding_id: duplicate, status: "ESCALATED_HUMAN" },
+    ]);
     expect(await auditLedger(empty.db.as(DbRole.read))).toEqual([]);
+  });
+
+  it("open findings follow their newest resolution until CLOSED, and the gauge counts them", async () => {
+    ledger = await openTestLedger(backend);
+    const committed = await effectAt(ledger.app, "SETTLED_COMMITTED");
+    await attachFinding(ledger.app, committed.effectId, "CONFIRMED_UNIQUE"); // accepted and closed at once
+    expect(await openFindingRows(ledger.superuser)).toEqual([]);
+    const dup = await attachFinding(ledger.app, committed.effectId, "DUPLICATE", { excess: 1 });
+    expect(await openFindingRows(ledger.superuser)).toEqual([{ finding_id: dup, status: "OPEN" }]);
+    await resolve(ledger.app, dup, "OPEN", "ESCALATED_HUMAN");
+    expect(await openFindingRows(ledger.superuser)).toEqual([
+      { finding_id: dup, status: "ESCALATED_HUMAN" },
+    ]);
+    await resolve(ledger.app, dup, "ESCALATED_HUMAN", "ACCEPTED_AS_IS");
+    expect(await readLedgerGauges(ledger.app)).toMatchObject({ openFindings: 1 });
+    await resolve(ledger.app, dup, "ACCEPTED_AS_IS", "CLOSED");
+    expect(await openFindingRows(ledger.superuser)).toEqual([]);
+    expect(await readLedgerGauges(ledger.app)).toMatchObject({ openFindings: 0 });
+    await expectAuditClean(ledger);
   });
 
   it("open executions are exactly the DISPATCHED and AMBIGUOUS ones, listed and counted", async () => {
