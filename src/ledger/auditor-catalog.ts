@@ -143,32 +143,108 @@ export async function checkSeedTables(tx: Queryable, out: Violation[]): Promise<
 }
 
 /**
- * Reports a derived index that differs from its definition: open_attempt_slots must hold
- * exactly the open_attempts view (every attempt without a receipt, under its record's slot),
- * open_executions exactly the executions whose frontier is DISPATCHED or AMBIGUOUS,
- * open_findings exactly the findings whose status (newest resolution) is not CLOSED.
+ * Each derived index (db/ledger-tables DERIVED_TABLES, decision 0013): its key, its columns,
+ * the trigger(s) that keep it, and its definition — the query over the facts whose rows it
+ * must hold exactly.
+ */
+interface DerivedIndex {
+  readonly table: (typeof DERIVED_TABLES)[number];
+  readonly key: string;
+  readonly columns: string;
+  readonly definition: string;
+  readonly triggers: readonly {
+    readonly table: string;
+    readonly trigger: string;
+    readonly fn: string;
+  }[];
+}
+
+const DERIVED_INDEXES: readonly DerivedIndex[] = [
+  {
+    table: "open_attempt_slots",
+    key: "attempt_id",
+    columns: "scope, effect_type, attempt_id, effect_id",
+    definition: "SELECT scope, effect_type, attempt_id, effect_id FROM open_attempts",
+    triggers: [
+      {
+        table: "dispatch_attempts",
+        trigger: "dispatch_attempts_open_attempt",
+        fn: "irrevon_open_attempt_add",
+      },
+      {
+        table: "dispatch_receipts",
+        trigger: "dispatch_receipts_open_attempt",
+        fn: "irrevon_open_attempt_close",
+      },
+    ],
+  },
+  {
+    table: "open_executions",
+    key: "execution_id",
+    columns: "execution_id, frontier",
+    definition:
+      "SELECT execution_id, frontier FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')",
+    triggers: [
+      {
+        table: "effect_transitions",
+        trigger: "effect_transitions_open_execution",
+        fn: "irrevon_open_execution_track",
+      },
+    ],
+  },
+  {
+    table: "open_findings",
+    key: "finding_id",
+    columns: "finding_id, status",
+    definition: `SELECT finding_id, status FROM (
+        SELECT f.finding_id, COALESCE((SELECT r.to_status FROM finding_resolutions r
+                                        WHERE r.finding_id = f.finding_id
+                                        ORDER BY r.resolution_seq DESC LIMIT 1), 'OPEN') AS status
+          FROM findings f) s
+       WHERE s.status <> 'CLOSED'`,
+    triggers: [
+      { table: "findings", trigger: "findings_open_finding", fn: "irrevon_open_finding_add" },
+      {
+        table: "finding_resolutions",
+        trigger: "finding_resolutions_open_finding",
+        fn: "irrevon_open_finding_track",
+      },
+    ],
+  },
+];
+
+/**
+ * Reports a derived index that differs from its definition, or whose trigger is missing, calls
+ * another function or does not fire always (rows it failed to add would not show until a fact
+ * is missed).
  */
 export async function checkDerivedIndexes(tx: Queryable, out: Violation[]): Promise<void> {
   await checkDerivedIndexTriggers(tx, out);
-  await checkOpenAttemptSlots(tx, out);
-  await checkOpenExecutions(tx, out);
-  await checkOpenFindings(tx, out);
+  for (const d of DERIVED_INDEXES) {
+    const { rows } = await tx.query<{ id: unknown; side: "index_only" | "view_only" }>(
+      `SELECT ${d.key} AS id, 'index_only' AS side FROM (
+         SELECT ${d.columns} FROM ${d.table} EXCEPT SELECT ${d.columns} FROM (${d.definition}) def) i
+       UNION ALL
+       SELECT ${d.key} AS id, 'view_only' AS side FROM (
+         SELECT ${d.columns} FROM (${d.definition}) def EXCEPT SELECT ${d.columns} FROM ${d.table}) v
+       ORDER BY id`,
+    );
+    for (const r of rows) {
+      const id = String(r.id);
+      out.push({
+        rule: AuditRule.derived_index,
+        detail:
+          r.side === "index_only"
+            ? `${d.table} holds a row for ${d.key} ${id} that the facts do not derive`
+            : `${d.table} lacks the row the facts derive for ${d.key} ${id} (or holds it with other values)`,
+        subject: { table: d.table, [d.key]: Number(r.id), side: r.side },
+      });
+    }
+  }
 }
 
-/** The triggers that keep the derived indexes (0058, 0059), by table. */
-const DERIVED_INDEX_TRIGGERS = [
-  { table: "dispatch_attempts", trigger: "dispatch_attempts_open_attempt", fn: "irrevon_open_attempt_add" },
-  { table: "dispatch_receipts", trigger: "dispatch_receipts_open_attempt", fn: "irrevon_open_attempt_close" },
-  { table: "effect_transitions", trigger: "effect_transitions_open_execution", fn: "irrevon_open_execution_track" },
-  { table: "findings", trigger: "findings_open_finding", fn: "irrevon_open_finding_add" },
-  { table: "finding_resolutions", trigger: "finding_resolutions_open_finding", fn: "irrevon_open_finding_track" },
-] as const;
-
-/**
- * Reports a derived index's trigger that is missing, calls another function or does not fire
- * always: rows it failed to add would not show in the rows' own check until a fact is missed.
- */
 async function checkDerivedIndexTriggers(tx: Queryable, out: Violation[]): Promise<void> {
+  const wanted = DERIVED_INDEXES.flatMap((d) => d.triggers);
   const { rows } = await tx.query<TriggerRow & { trigger_name: string }>(
     `SELECT c.relname AS table_name, t.tgname AS trigger_name, t.tgtype::int AS tgtype,
             t.tgenabled::text AS tgenabled, p.proname AS function_name
@@ -177,9 +253,9 @@ async function checkDerivedIndexTriggers(tx: Queryable, out: Violation[]): Promi
        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
        JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid
       WHERE n.nspname = 'public' AND NOT t.tgisinternal AND t.tgname = ANY ($1::text[])`,
-    [DERIVED_INDEX_TRIGGERS.map((d) => d.trigger)],
+    [wanted.map((w) => w.trigger)],
   );
-  for (const want of DERIVED_INDEX_TRIGGERS) {
+  for (const want of wanted) {
     const got = rows.find((r) => r.table_name === want.table && r.trigger_name === want.trigger);
     const fault =
       got === undefined
@@ -196,79 +272,5 @@ async function checkDerivedIndexTriggers(tx: Queryable, out: Violation[]): Promi
         subject: { table: want.table, trigger: want.trigger },
       });
     }
-  }
-}
-
-async function checkOpenExecutions(tx: Queryable, out: Violation[]): Promise<void> {
-  const { rows } = await tx.query<{ execution_id: unknown; side: "index_only" | "view_only" }>(
-    `SELECT execution_id, 'index_only' AS side FROM (
-       SELECT execution_id, frontier FROM open_executions
-       EXCEPT SELECT execution_id, frontier FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')) i
-     UNION ALL
-     SELECT execution_id, 'view_only' AS side FROM (
-       SELECT execution_id, frontier FROM execution_frontiers WHERE frontier IN ('DISPATCHED', 'AMBIGUOUS')
-       EXCEPT SELECT execution_id, frontier FROM open_executions) v
-     ORDER BY execution_id`,
-  );
-  for (const r of rows) {
-    out.push({
-      rule: AuditRule.derived_index,
-      detail:
-        r.side === "index_only"
-          ? `open_executions lists execution ${String(r.execution_id)} at a state its frontier is not`
-          : `execution ${String(r.execution_id)} is open but missing from open_executions (or at another state there)`,
-      subject: { table: "open_executions", execution_id: Number(r.execution_id), side: r.side },
-    });
-  }
-}
-
-async function checkOpenFindings(tx: Queryable, out: Violation[]): Promise<void> {
-  const { rows } = await tx.query<{ finding_id: unknown; side: "index_only" | "view_only" }>(
-    `WITH statuses AS (
-       SELECT s.finding_id, s.status FROM (
-         SELECT f.finding_id, COALESCE((SELECT r.to_status FROM finding_resolutions r
-                                         WHERE r.finding_id = f.finding_id
-                                         ORDER BY r.resolution_seq DESC LIMIT 1), 'OPEN') AS status
-           FROM findings f) s
-        WHERE s.status <> 'CLOSED')
-     SELECT finding_id, 'index_only' AS side FROM (
-       SELECT finding_id, status FROM open_findings EXCEPT SELECT finding_id, status FROM statuses) i
-     UNION ALL
-     SELECT finding_id, 'view_only' AS side FROM (
-       SELECT finding_id, status FROM statuses EXCEPT SELECT finding_id, status FROM open_findings) v
-     ORDER BY finding_id`,
-  );
-  for (const r of rows) {
-    out.push({
-      rule: AuditRule.derived_index,
-      detail:
-        r.side === "index_only"
-          ? `open_findings lists finding ${String(r.finding_id)} at a status that is not its own, or it is closed`
-          : `finding ${String(r.finding_id)} is open but missing from open_findings (or at another status there)`,
-      subject: { table: "open_findings", finding_id: Number(r.finding_id), side: r.side },
-    });
-  }
-}
-
-async function checkOpenAttemptSlots(tx: Queryable, out: Violation[]): Promise<void> {
-  const { rows } = await tx.query<{ attempt_id: unknown; side: "index_only" | "view_only" }>(
-    `SELECT attempt_id, 'index_only' AS side FROM (
-       SELECT scope, effect_type, attempt_id, effect_id FROM open_attempt_slots
-       EXCEPT SELECT scope, effect_type, attempt_id, effect_id FROM open_attempts) i
-     UNION ALL
-     SELECT attempt_id, 'view_only' AS side FROM (
-       SELECT scope, effect_type, attempt_id, effect_id FROM open_attempts
-       EXCEPT SELECT scope, effect_type, attempt_id, effect_id FROM open_attempt_slots) v
-     ORDER BY attempt_id`,
-  );
-  for (const r of rows) {
-    out.push({
-      rule: AuditRule.derived_index,
-      detail:
-        r.side === "index_only"
-          ? `open_attempt_slots lists attempt ${String(r.attempt_id)}, which is not open in its slot`
-          : `attempt ${String(r.attempt_id)} is open but missing from open_attempt_slots`,
-      subject: { table: "open_attempt_slots", attempt_id: Number(r.attempt_id), side: r.side },
-    });
   }
 }
