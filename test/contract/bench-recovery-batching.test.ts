@@ -41,6 +41,9 @@ describe("engine benchmark: recovery against a destination with latency, single 
         latencyMs: 20,
       });
       expect(r.batched.batchCalls).toBe(r.batched.wireCalls);
+      // CPU over the recovery call: the one process runs engine, destination and PGlite.
+      expect(r.single.engineCpuMsPerEffect).toBeGreaterThan(0);
+      expect(r.single.serverCpuMsPerEffect).toBeNull();
       expect(r.batched.wireCalls).toBeGreaterThanOrEqual(Math.ceil(reads / 10));
       expect(r.batched.wireCalls).toBeLessThan(reads);
 

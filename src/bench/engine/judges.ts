@@ -4,6 +4,7 @@
  * goal carries an explanation built from the run's own figures. Imports: bench.
  */
 import type { PerEffectResult } from "./per-effect.js";
+import type { RecoveryRun } from "./recovery-bench.js";
 import type { MeasuredRun, Target } from "./report-types.js";
 import type { ThroughputRun } from "./throughput.js";
 import { judgeStartup } from "./startup.js";
@@ -239,10 +240,22 @@ export function judgeRecovery(run: MeasuredRun): Target[] {
                 ? "; the embedded database runs one statement at a time, so lanes only take turns"
                 : "") +
               "; most of the time is the ledger's own work per adjudication (the checked exit, the finding and its digest in ledger_reconcile_settle; docs/architecture.md)" +
+              cpuNote(r, run.host.cpus) +
               `; ${loadNote(run)}`,
           }),
     };
   });
+}
+
+/** What the recovery run's CPU says about its floor, when both sides were measured. */
+function cpuNote(r: RecoveryRun, cores: number): string {
+  if (r.serverCpuMsPerEffect === null)
+    return `; ${fmt(r.engineCpuMsPerEffect, 2)} ms of CPU per effect in the one process that runs engine, destination and database`;
+  const total = r.engineCpuMsPerEffect + r.serverCpuMsPerEffect;
+  return (
+    `; CPU per effect: ${fmt(r.engineCpuMsPerEffect, 2)} ms in the engine process and ${fmt(r.serverCpuMsPerEffect, 2)} ms in the server, ` +
+    `so ${r.effects} effects need at least ${fmt((r.effects * total) / cores, 0)} ms on ${cores} cores`
+  );
 }
 
 /** Startup goals (bench/engine/startup), with the explanations of this run. */

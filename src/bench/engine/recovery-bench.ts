@@ -21,6 +21,7 @@ import { createInProcessTransport, createRefdest } from "../../refdest/index.js"
 import type { BenchDatabase } from "./bench-database.js";
 import { benchContract } from "./bench-effects.js";
 import { countingDb, roundTripsOf, zeroCounts } from "./counting-db.js";
+import { postmasterOf, serverCpuMsBetween, serverCpuSnapshot } from "./server-cpu.js";
 import { elapsedMs } from "./stats.js";
 
 /** One recovery-of-N measurement. */
@@ -50,6 +51,13 @@ export interface RecoveryRun {
    */
   readonly wireCalls?: number;
   readonly batchCalls?: number;
+  /**
+   * CPU milliseconds per effect during the recovery call: this process's (the engine, its
+   * in-process destination and, on PGlite, the embedded database), and the local server's
+   * processes (/proc, bench/engine/server-cpu; null on PGlite or where unreadable).
+   */
+  readonly engineCpuMsPerEffect: number;
+  readonly serverCpuMsPerEffect: number | null;
 }
 
 /** Operations of the reference destination that are status calls on the wire. */
@@ -147,10 +155,19 @@ export async function measureRecovery(
     );
   }
   const logBefore = refdest.requestLog().length;
+  const postmaster = db.url === null ? null : await postmasterPid(db);
   try {
+    const serverBefore = postmaster === null ? null : serverCpuSnapshot(postmaster);
+    const cpuBefore = process.cpuUsage();
     const t = process.hrtime.bigint();
     const report = await engine.recover();
     const wallMs = elapsedMs(t);
+    const cpu = process.cpuUsage(cpuBefore);
+    const serverAfter = postmaster === null ? null : serverCpuSnapshot(postmaster);
+    const server =
+      serverBefore === null || serverAfter === null
+        ? null
+        : serverCpuMsBetween(serverBefore, serverAfter);
     if (report.errors.length > 0 || report.adjudicated !== options.effects)
       throw new Error(
         `recovery bench: expected ${options.effects} adjudicated, got ${report.adjudicated} ` +
@@ -170,6 +187,8 @@ export async function measureRecovery(
       roundTripsPerEffect: roundTripsOf(counting.counts) / options.effects,
       transactionsPerEffect: counting.counts.transactions / options.effects,
       ledgerEffects,
+      engineCpuMsPerEffect: (cpu.user + cpu.system) / 1000 / options.effects,
+      serverCpuMsPerEffect: server === null ? null : server.cpuMs / options.effects,
       ...(options.latencyMs === undefined && options.batchMax === undefined
         ? {}
         : wireFigures(log, latencyMs, options.batchMax)),
@@ -178,6 +197,13 @@ export async function measureRecovery(
     await engine.close();
     if (db.url !== null) await appDb.close();
   }
+}
+
+/** The postmaster of the bench database's server (null when it is not a local process). */
+async function postmasterPid(db: BenchDatabase): Promise<number | null> {
+  const { rows } = await db.root.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+  const pid = rows[0]?.pid;
+  return pid === undefined ? null : postmasterOf(pid);
 }
 
 /** The wire figures of a run with a latency or batch lookups (see RecoveryRun). */

@@ -176,12 +176,17 @@ function renderRecovery(r: EngineBenchReport): string[] {
       "committed, half before); a fresh engine's `recover()` is timed. Every effect must end settled " +
       "(present ⇒ COMMITTED after one status query, absent ⇒ LOST after two, re-read gap 0).",
     "",
-    "| backend | effects | ledger effects | concurrency | page | wall ms | ms/effect | round trips/effect | transactions/effect | status queries |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| backend | effects | ledger effects | concurrency | page | wall ms | ms/effect | round trips/effect | transactions/effect | status queries | engine CPU ms/effect | server CPU ms/effect |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.recovery.map(
       (x) =>
-        `| ${x.backend} | ${x.effects} | ${x.ledgerEffects ?? "n/a"} | ${x.concurrency} | ${x.pageSize} | ${fmt(x.wallMs, 0)} | ${fmt(x.wallMs / x.effects, 2)} | ${fmt(x.roundTripsPerEffect, 1)} | ${fmt(x.transactionsPerEffect, 2)} | ${x.statusQueries} |`,
+        `| ${x.backend} | ${x.effects} | ${x.ledgerEffects ?? "n/a"} | ${x.concurrency} | ${x.pageSize} | ${fmt(x.wallMs, 0)} | ${fmt(x.wallMs / x.effects, 2)} | ${fmt(x.roundTripsPerEffect, 1)} | ${fmt(x.transactionsPerEffect, 2)} | ${x.statusQueries} | ${fmt(x.engineCpuMsPerEffect, 2)} | ${x.serverCpuMsPerEffect === null ? "n/a" : fmt(x.serverCpuMsPerEffect, 2)} |`,
     ),
+    "",
+    "CPU per effect over the recovery call: the bench process's own (the engine and its in-process " +
+      "destination, and on PGlite the embedded database too), and the local Postgres server's " +
+      "processes (/proc, as in the throughput table). On 2 cores their sum bounds the wall time " +
+      "from below: effects × (engine + server) ÷ 2.",
     "",
     "The ledger is the run's own: on Postgres recovery runs after the throughput phase filled it. " +
       "Finding the open executions reads every execution's frontier (docs/architecture.md, " +
