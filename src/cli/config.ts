@@ -130,21 +130,33 @@ export function loadConfig(explicitPath?: string, cwd: string = process.cwd()): 
 }
 
 /**
- * Where the ledger lives: `--database-url` wins, then the environment variable the config
- * names (DATABASE_URL by default), then the embedded data directory.
+ * Where the ledger lives: `--database-url` wins, then `--data-dir` (relative to the working
+ * directory), then the environment variable the config names (DATABASE_URL by default), then
+ * $IRREVON_DATA_DIR (relative to the working directory), then the config's `data_dir`
+ * (relative to the config file's folder).
  */
 export function resolveLedgerLocation(
   loaded: LoadedConfig,
   flags: { databaseUrl?: string | undefined; dataDir?: string | undefined },
 ): { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string } {
-  const fromEnv = process.env[loaded.config.ledger.database_url_env];
+  // A path on the command line (or in the environment) is relative to the working directory,
+  // like any command's; the config file's data_dir is relative to the config file's folder.
+  if (flags.dataDir !== undefined && flags.databaseUrl === undefined)
+    return { kind: "pglite", dataDir: resolve(flags.dataDir) };
+  const envName = loaded.config.ledger.database_url_env;
+  const fromEnv = process.env[envName];
   const url = flags.databaseUrl ?? (fromEnv !== undefined && fromEnv.length > 0 ? fromEnv : undefined);
   if (url !== undefined) {
     if (!/^postgres(ql)?:\/\//.test(url)) {
-      throw new IrrevonError("usage", "database URL must start with postgres:// or postgresql://", { details: { flag: "--database-url" } });
+      const source = flags.databaseUrl !== undefined ? "--database-url" : `$${envName}`;
+      throw new IrrevonError("usage", `${source} must be a URL starting with postgres:// or postgresql://`, {
+        details: flags.databaseUrl !== undefined ? { flag: source } : { env: envName },
+      });
     }
     return { kind: "postgres", url };
   }
+  const fromEnvDir = process.env["IRREVON_DATA_DIR"];
+  if (fromEnvDir !== undefined && fromEnvDir.length > 0) return { kind: "pglite", dataDir: resolve(fromEnvDir) };
   const base = loaded.path === null ? process.cwd() : dirname(loaded.path);
-  return { kind: "pglite", dataDir: resolve(base, flags.dataDir ?? process.env["IRREVON_DATA_DIR"] ?? loaded.config.ledger.data_dir) };
+  return { kind: "pglite", dataDir: resolve(base, loaded.config.ledger.data_dir) };
 }

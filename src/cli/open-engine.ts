@@ -26,8 +26,26 @@ export function explainLocked(e: unknown, ledger: ResolvedLedger): unknown {
   );
 }
 
+/**
+ * An operator command acts on what a ledger holds: with no embedded ledger there is nothing to
+ * act on, and creating one (17 MB) just to say so would write on a refused command. `not_found`
+ * (exit 3), naming the directory and the fix.
+ */
+function requireExistingLedger(ledger: ResolvedLedger): void {
+  const { databaseUrl, dataDir } = ledger.location;
+  if (databaseUrl !== undefined) return;
+  if (dataDir !== undefined && existsSync(dataDir)) return;
+  throw new IrrevonError(
+    ErrorCode.not_found,
+    `no embedded ledger at ${dataDir ?? "(none)"}; run \`irrevon init\` first, or pass --data-dir or --database-url to name an existing ledger`,
+    { details: { data_dir: dataDir ?? null } },
+  );
+}
+
 /** Options of {@link openCliEngine}. */
 export interface CliEngineOptions {
+  /** Create and migrate an embedded ledger that does not exist yet (`worker`); else not_found. */
+  readonly create?: boolean;
   /** Build the configured adapters (needed to reach a destination). */
   readonly withAdapters: boolean;
   readonly events?: EngineEventSink;
@@ -39,6 +57,7 @@ export async function openCliEngine(
   options: CliEngineOptions,
 ): Promise<{ irrevon: Irrevon; ledger: ResolvedLedger }> {
   const ledger = resolveLedger(flags);
+  if (options.create !== true) requireExistingLedger(ledger);
   const { config } = ledger.loaded;
   const adapters = options.withAdapters ? adaptersFromConfig(config) : [];
   const url = ledger.location.databaseUrl;
@@ -60,21 +79,14 @@ export async function openCliEngine(
 }
 
 /**
- * Opens the ledger as `role` without an engine (no lease, no adapters). Read-only access to an
- * embedded ledger that does not exist yet is `not_found` rather than an empty new ledger.
+ * Opens the ledger as `role` without an engine (no lease, no adapters). An embedded ledger that
+ * does not exist yet is `not_found` rather than an empty new ledger; one whose schema is behind
+ * is migrated first for the app role.
  */
 export async function openCliLedger(flags: LedgerFlags, role: DbRole): Promise<Db> {
   const ledger = resolveLedger(flags);
-  const { databaseUrl, dataDir } = ledger.location;
-  if (
-    databaseUrl === undefined &&
-    role === DbRole.read &&
-    (dataDir === undefined || !existsSync(dataDir))
-  ) {
-    throw new IrrevonError(ErrorCode.not_found, `no embedded ledger at ${dataDir ?? "(none)"}`, {
-      details: { data_dir: dataDir ?? null },
-    });
-  }
+  requireExistingLedger(ledger);
+  const { databaseUrl } = ledger.location;
   try {
     return await openDatabase({
       ...ledger.location,

@@ -6,7 +6,7 @@
  * Only the invoked command's module is loaded; the others are listed from the registry.
  */
 import { Command, CommanderError, Help } from "commander";
-import { ErrorCode } from "../core/errors.js";
+import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { COMMANDS, invokedCommand } from "./commands/index.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { errorEnvelope, reportError, takeRequestedExit, writeJson, writeStderr } from "./output.js";
@@ -33,6 +33,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .configureHelp({
       subcommandTerm: (cmd) => placeholders.get(cmd) ?? defaultHelp.subcommandTerm(cmd),
     });
+  program.hook("preAction", (_program, action) => refuseOptionsAsValues(action));
   const invoked = args === undefined ? undefined : invokedCommand(args);
   for (const entry of COMMANDS) {
     if (args === undefined || entry === invoked) {
@@ -44,6 +45,39 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   return program;
 }
 
+/**
+ * An option that takes a value swallows the next word, even when that word is another option
+ * (`demo --artifact --json` would write a file named "--json"). A value that is one of the
+ * command's own options is refused as a usage error naming both.
+ */
+function refuseOptionsAsValues(action: Command): void {
+  const flags = new Set<string>();
+  for (let c: Command | null = action; c !== null; c = c.parent)
+    for (const o of c.options) for (const f of [o.long, o.short]) if (f !== undefined) flags.add(f);
+  for (const option of action.options) {
+    if (!option.required && !option.optional) continue;
+    const value: unknown = action.getOptionValue(option.attributeName());
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) {
+      if (typeof v === "string" && flags.has(v.split("=")[0] ?? v))
+        throw new IrrevonError(
+          ErrorCode.usage,
+          `${option.long ?? option.flags} needs a value, but the next word is the option ${v}; give ${option.long ?? option.flags} its value first`,
+          { details: { flag: option.long ?? option.flags, value: v } },
+        );
+    }
+  }
+}
+
+/** What is missing from `irrevon <group>` alone, and whose help lists it. */
+function missingSubcommand(args: readonly string[]): [string, string] {
+  const words = args.filter((a) => !a.startsWith("-"));
+  if (words[0] === "help" && words[1] !== undefined)
+    return [`unknown command '${words[1]}'`, "irrevon --help"];
+  const path = `irrevon ${words.join(" ")}`;
+  return [`${path} needs a subcommand`, `${path} --help`];
+}
+
 function usageMessage(error: CommanderError): string {
   return error.message
     .replace(/^error:\s*/i, "")
@@ -51,9 +85,9 @@ function usageMessage(error: CommanderError): string {
     .trim();
 }
 
-function reportUsage(message: string, json: boolean): ExitCode {
+function reportUsage(message: string, json: boolean, help = "irrevon --help"): ExitCode {
   if (json) writeJson(errorEnvelope(ErrorCode.usage, message, false, {}));
-  else writeStderr(`irrevon: ${ErrorCode.usage}: ${message} (see irrevon --help)\n`);
+  else writeStderr(`irrevon: ${ErrorCode.usage}: ${message} (see ${help})\n`);
   return EXIT_CODES.usage.code;
 }
 
@@ -63,17 +97,38 @@ function reportUsage(message: string, json: boolean): ExitCode {
  */
 export async function runCli(args: readonly string[]): Promise<ExitCode> {
   const json = args.includes("--json");
-  if (args.length === 0) return reportUsage("missing command", json);
+  if (args.filter((a) => !a.startsWith("-")).length === 0 && !args.some(isHelpOrVersion))
+    return reportUsage("missing command", json);
   takeRequestedExit();
+  let program: Command | undefined;
   try {
-    await (await buildProgram(args)).parseAsync([...args], { from: "user" });
+    program = await buildProgram(args);
+    await program.parseAsync([...args], { from: "user" });
     return takeRequestedExit();
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end with exit code 0; every other commander error is usage.
       if (error.exitCode === 0) return EXIT_CODES.ok.code;
+      // A command group without its subcommand (with or without --json, which only its
+      // subcommands take): say which words are missing, not commander's "(outputHelp)".
+      if (error.code === "commander.help" || isGroupWithoutSubcommand(program, args)) {
+        const [message, help] = missingSubcommand(args);
+        return reportUsage(message, json, help);
+      }
       return reportUsage(usageMessage(error), json);
     }
     return reportError(error, json);
   }
+}
+
+function isHelpOrVersion(arg: string): boolean {
+  return arg === "-h" || arg === "--help" || arg === "--version";
+}
+
+/** `irrevon findings --json`: a group named alone (its subcommands take the options). */
+function isGroupWithoutSubcommand(program: Command | undefined, args: readonly string[]): boolean {
+  const words = args.filter((a) => !a.startsWith("-"));
+  if (program === undefined || words.length !== 1) return false;
+  const group = program.commands.find((c) => c.name() === words[0]);
+  return group !== undefined && group.commands.length > 0;
 }

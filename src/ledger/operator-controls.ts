@@ -19,6 +19,19 @@ export interface DenyEntryInput {
 
 /** Adds a deny entry (null columns are wildcards; at least one must be set). Returns deny_id. */
 export async function addDenyEntry(db: Db, input: DenyEntryInput): Promise<number> {
+  checkDenyEntry(input);
+  const { rows } = await db.query<{ deny_id: unknown }>(
+    "INSERT INTO deny_entries (effect_class, effect_type, scope, reason) VALUES ($1, $2, $3, $4) RETURNING deny_id",
+    [input.effectClass ?? null, input.effectType ?? null, input.scope ?? null, input.reason],
+  );
+  return toId(rows[0]?.deny_id);
+}
+
+/**
+ * What a deny entry must hold (at least one column, a known effect_class, a reason), checked
+ * before anything is opened or written; `usage` naming the field and the allowed values.
+ */
+export function checkDenyEntry(input: DenyEntryInput): void {
   if (
     input.effectClass === undefined &&
     input.effectType === undefined &&
@@ -31,20 +44,17 @@ export async function addDenyEntry(db: Db, input: DenyEntryInput): Promise<numbe
     );
   }
   if (input.effectClass !== undefined && !EFFECT_CLASSES.includes(input.effectClass)) {
-    throw new IrrevonError(ErrorCode.usage, "unknown effect_class", {
-      details: { field: "effect_class", value: input.effectClass },
-    });
+    throw new IrrevonError(
+      ErrorCode.usage,
+      `unknown effect_class ${JSON.stringify(input.effectClass)}; use one of ${EFFECT_CLASSES.join(", ")}`,
+      { details: { field: "effect_class", value: input.effectClass, allowed: EFFECT_CLASSES } },
+    );
   }
   if (typeof input.reason !== "string" || input.reason.length === 0) {
     throw new IrrevonError(ErrorCode.usage, "a deny entry needs a reason", {
       details: { field: "reason" },
     });
   }
-  const { rows } = await db.query<{ deny_id: unknown }>(
-    "INSERT INTO deny_entries (effect_class, effect_type, scope, reason) VALUES ($1, $2, $3, $4) RETURNING deny_id",
-    [input.effectClass ?? null, input.effectType ?? null, input.scope ?? null, input.reason],
-  );
-  return toId(rows[0]?.deny_id);
 }
 
 /** Lifts a deny entry. Lifting twice is refused by the unique lift (illegal_state). */
@@ -77,6 +87,21 @@ export interface CancelBranchOptions {
   readonly cancelPersisted?: boolean;
 }
 
+/** What a branch cancellation must hold, checked before anything is opened or written. */
+export function checkBranchCancel(branchRef: string, reason: string): void {
+  if (typeof branchRef !== "string" || branchRef.length === 0 || branchRef.length > 512) {
+    throw new IrrevonError(
+      ErrorCode.usage,
+      `branch_ref must be 1 to 512 characters; got ${typeof branchRef === "string" ? branchRef.length : typeof branchRef}`,
+      { details: { field: "branch_ref", limit: 512 } },
+    );
+  }
+  if (typeof reason !== "string" || reason.length === 0)
+    throw new IrrevonError(ErrorCode.usage, "a cancellation needs a reason", {
+      details: { field: "reason" },
+    });
+}
+
 /**
  * Cancels a branch: later registrations on it are INTENDED→CANCELLED, and the gate denies
  * dispatch of records on it. Idempotent. Returns the executions it cancelled.
@@ -87,15 +112,7 @@ export async function cancelBranch(
   reason: string,
   options: CancelBranchOptions = {},
 ): Promise<number[]> {
-  if (typeof branchRef !== "string" || branchRef.length === 0 || branchRef.length > 512) {
-    throw new IrrevonError(ErrorCode.usage, "branch_ref must be 1..512 chars", {
-      details: { field: "branch_ref" },
-    });
-  }
-  if (typeof reason !== "string" || reason.length === 0)
-    throw new IrrevonError(ErrorCode.usage, "a cancellation needs a reason", {
-      details: { field: "reason" },
-    });
+  checkBranchCancel(branchRef, reason);
   return db.transaction(async (tx) => {
     await tx.query(
       "INSERT INTO branch_cancellations (branch_ref, reason) VALUES ($1, $2) ON CONFLICT (branch_ref) DO NOTHING",

@@ -24,6 +24,12 @@ export interface RefdestMainIo {
   /** Stops the server like a signal would (tests, embedding). */
   readonly signal?: AbortSignal;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * How a failure to start is reported (a usage error: exit 2; the port cannot be taken: 1).
+   * Default: one `refdest:` line on stderr (with the usage for a usage error). The CLI's
+   * `irrevon refdest --json` passes its error document writer.
+   */
+  readonly reportFailure?: (failure: { readonly usage: boolean; readonly message: string }) => void;
 }
 
 const USAGE =
@@ -87,7 +93,8 @@ export async function runRefdestMain(
     opts = parse(argv, io.env ?? process.env);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`refdest: ${e.message}\n${USAGE}`);
+    if (io.reportFailure !== undefined) io.reportFailure({ usage: true, message: e.message });
+    else io.stderr.write(`refdest: ${e.message}\n${USAGE}`);
     return 2;
   }
   if (opts.help) {
@@ -106,11 +113,14 @@ export async function runRefdestMain(
     server = await startRefdestServer(refdest, { port: opts.port });
   } catch (e) {
     const code = isIrrevonError(e) ? e.code : ((e as NodeJS.ErrnoException).code ?? "error");
-    io.stderr.write(`refdest: cannot listen on 127.0.0.1:${opts.port} (${code})\n`);
+    const message = `cannot listen on 127.0.0.1:${opts.port} (${code})`;
+    if (io.reportFailure !== undefined) io.reportFailure({ usage: false, message });
+    else io.stderr.write(`refdest: ${message}\n`);
     return 1;
   }
   const ready = opts.json
     ? JSON.stringify({
+        schema_version: "1",
         event: "refdest_ready",
         port: server.port,
         url: server.url,

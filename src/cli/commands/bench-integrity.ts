@@ -18,6 +18,7 @@ import { generateHoldout, holdoutRefusal } from "../../bench/integrity/holdout.j
 import { IrrevonError } from "../../core/errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
+import { checkOutputDir, checkOutputFile } from "../output-paths.js";
 
 interface FreezeFlags {
   readonly stage: string;
@@ -56,6 +57,7 @@ function freeze(flags: FreezeFlags): void {
         `${flags.draftOut} exists: a draft never overwrites a registration; choose another path or remove it`,
         flags.draftOut,
       );
+    checkOutputFile(flags.draftOut, "--draft-out", { createFolder: true });
     mkdirSync(dirname(flags.draftOut), { recursive: true });
     writeFileSync(flags.draftOut, freezeDraftText(stage as FreezeStage, root), "utf8");
     emitResult(
@@ -92,6 +94,7 @@ function holdout(flags: HoldoutFlags): void {
     );
     return;
   }
+  checkOutputDir(flags.out, "--out");
   const commitment = generateHoldout(flags.out, root, flags.masterSeed);
   emitResult(
     flags.json === true,

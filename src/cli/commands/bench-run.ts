@@ -28,6 +28,7 @@ import { renderVerdict } from "../../bench/verdict/verdict.js";
 import { IrrevonError } from "../../core/errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
+import { checkOutputDir } from "../output-paths.js";
 
 /** Every runnable arm (B7 is refused by design), in ladder order. */
 export const DEFAULT_ARMS: readonly string[] = ARM_IDS.filter((id) => id !== "B7");
@@ -55,6 +56,17 @@ interface RunFlags extends StatFlags {
 }
 
 /** A comma-separated flag value as a list (blanks dropped), or undefined when absent. */
+/** One `--replicates` entry: a replicate index (a whole number), or a usage error naming it. */
+function replicateIndex(text: string): number {
+  if (!/^\d{1,6}$/.test(text))
+    throw new IrrevonError(
+      "usage",
+      `--replicates takes whole-number replicate indexes separated by commas (e.g. 0,1); got ${JSON.stringify(text)}`,
+      { details: { flag: "--replicates", value: text } },
+    );
+  return Number(text);
+}
+
 export const list = (text: string | undefined): string[] | undefined =>
   text
     ?.split(",")
@@ -147,7 +159,8 @@ async function run(flags: RunFlags): Promise<void> {
   }
   if (!checkArms(arms, postgresUrl)) return;
   const cells = list(flags.cells);
-  const replicates = list(flags.replicates)?.map(Number);
+  const replicates = list(flags.replicates)?.map((r) => replicateIndex(r));
+  checkOutputDir(flags.out, "--out");
   const summary = await runMatrix({
     fixturesDir: flags.fixtures,
     outDir: flags.out,
@@ -188,6 +201,7 @@ async function smoke(flags: {
 }): Promise<void> {
   const arms = list(flags.arms) ?? SMOKE_ARMS;
   if (!checkArms(arms, process.env["IRREVON_TEST_PG_URL"] ?? null)) return;
+  checkOutputDir(flags.out, "--out");
   const summary = await runMatrix({
     fixturesDir: flags.fixtures,
     outDir: flags.out,

@@ -26,6 +26,7 @@ import { emitResult, requestExit } from "../output.js";
 import { parseJsonText, readInputText } from "../read-input.js";
 import { registerIntegrityCommands } from "./bench-integrity.js";
 import { list, registerRunCommands, requiredRate } from "./bench-run.js";
+import { checkOutputDir } from "../output-paths.js";
 
 /** Where the committed dev split lives, relative to the working directory. */
 export const DEFAULT_FIXTURES_DIR = "bench/fixtures/dev";
@@ -76,6 +77,7 @@ function fixtures(options: FixturesFlags): void {
     dir: flags.out,
   };
   if (flags.verify !== true) {
+    checkOutputDir(flags.out, "--out");
     const written = writeSplit(flags.out, split);
     emitResult(
       flags.json === true,

@@ -7,7 +7,7 @@
  */
 import type { Command } from "commander";
 import { DbRole } from "../../db/db.js";
-import { cancelBranch } from "../../ledger/operator-controls.js";
+import { cancelBranch, checkBranchCancel } from "../../ledger/operator-controls.js";
 import { withLedgerOptions, type LedgerFlags } from "../ledger-options.js";
 import { openCliLedger } from "../open-engine.js";
 import { emitResult } from "../output.js";
@@ -31,6 +31,7 @@ export function register(program: Command): void {
         "also move its PERSISTED (never dispatched) executions to CANCELLED",
       ),
   ).action(async (branchRef: string, flags: CancelFlags) => {
+    checkBranchCancel(branchRef, flags.reason);
     const db = await openCliLedger(flags, DbRole.app);
     let cancelled: number[];
     try {

@@ -8,9 +8,10 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { IrrevonError } from "../../core/errors.js";
-import { runDemo, type DemoEvent, type DemoLeg } from "../demo/run-demo.js";
+import { checkDemoDir, runDemo, type DemoEvent, type DemoLeg } from "../demo/run-demo.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { CLI_SCHEMA_VERSION, requestExit, writeHuman, writeJson } from "../output.js";
+import { checkOutputFile } from "../output-paths.js";
 
 interface DemoFlags {
   readonly seed: string;
@@ -66,6 +67,8 @@ export function register(program: Command): void {
       if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65_535) {
         throw new IrrevonError("usage", "--port must be an integer from 0 to 65535", { details: { flag: "--port" } });
       }
+      checkDemoDir(resolve(flags.dir));
+      if (flags.artifact !== false) checkOutputFile(flags.artifact, "--artifact");
       const json = flags.json === true;
       if (!json) writeHuman("irrevon demo — order 9410 against the reference destination (C2: queryable, no idempotency keys)");
       const { summary, events, ledger } = await runDemo({

@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import { ErrorCode } from "../../core/errors.js";
 import type { EffectClass } from "../../core/state-tables.js";
 import { DbRole } from "../../db/db.js";
-import { addDenyEntry, liftDenyEntry } from "../../ledger/operator-controls.js";
+import { addDenyEntry, checkDenyEntry, liftDenyEntry } from "../../ledger/operator-controls.js";
 import { withLedgerOptions, type LedgerFlags } from "../ledger-options.js";
 import { openCliLedger } from "../open-engine.js";
 import { parseId, withDeclaredOutcomes } from "../operator-args.js";
@@ -44,6 +44,7 @@ export function register(program: Command): void {
         ? {}
         : { effectClass: flags.effectClass.toUpperCase() as EffectClass }),
     };
+    checkDenyEntry(input);
     const db = await openCliLedger(flags, DbRole.app);
     let denyId: number;
     try {

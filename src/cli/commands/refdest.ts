@@ -6,7 +6,8 @@
  */
 import type { Command } from "commander";
 import { runRefdestMain } from "../../refdest/main.js";
-import { requestExit } from "../output.js";
+import { ErrorCode, IrrevonError } from "../../core/errors.js";
+import { reportError, requestExit } from "../output.js";
 import type { ExitCode } from "../exit-codes.js";
 
 interface RefdestFlags {
@@ -35,7 +36,20 @@ export function register(program: Command): void {
       if (flags.lagSeconds !== undefined) argv.push("--lag-seconds", flags.lagSeconds);
       if (flags.enrichmentQuirk === true) argv.push("--enrichment-quirk");
       if (flags.json === true) argv.push("--json");
-      const code = await runRefdestMain(argv);
+      const json = flags.json === true;
+      const code = await runRefdestMain(argv, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+        // Like every command: with --json a failure is the error document on stdout.
+        reportFailure: ({ usage, message }) => {
+          reportError(
+            new IrrevonError(usage ? ErrorCode.usage : ErrorCode.internal, message, {
+              details: usage ? {} : { reason: "listen" },
+            }),
+            json,
+          );
+        },
+      });
       requestExit(code as ExitCode);
     });
 }

@@ -19,6 +19,7 @@ import { loadConfig } from "../config.js";
 import { openCliEngine } from "../open-engine.js";
 import { parseCount, parseSeconds, withDeclaredOutcomes } from "../operator-args.js";
 import { emitResult } from "../output.js";
+import { checkOutputFile } from "../output-paths.js";
 
 interface WorkerFlags extends LedgerFlags {
   readonly interval?: string;
@@ -65,10 +66,20 @@ export function register(program: Command): void {
       flags.healthFile !== undefined
         ? resolve(flags.healthFile)
         : resolve(loaded.path === null ? process.cwd() : dirname(loaded.path), worker.health_file);
+    // Checked before the ledger is opened: a health file that cannot be written is a usage
+    // error naming the flag, not a log line on every cycle.
+    checkOutputFile(
+      healthFile,
+      flags.healthFile !== undefined ? "--health-file" : "[worker] health_file",
+      {
+        createFolder: true,
+      },
+    );
     const log = createLogSink();
 
     await withDeclaredOutcomes(json, [ErrorCode.ledger_locked], async () => {
       const { irrevon, ledger } = await openCliEngine(flags, {
+        create: true,
         withAdapters: true,
         events: log.sink,
       });

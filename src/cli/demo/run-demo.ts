@@ -14,10 +14,10 @@
  * PGlite instance is alive at a time and none of them runs initdb. The second child is spawned
  * with the first as a standby (code loaded, nothing opened) and boots only after the kill.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { B5DurableJournalRuntime } from "../../bench/baselines/b5-durable-journal.js";
-import { IrrevonError } from "../../core/errors.js";
+import { ErrorCode, IrrevonError } from "../../core/errors.js";
 import { advisoryLockKey, migrate, migrationsHash } from "../../db/migrator.js";
 import { openPrivileged } from "../../db/open.js";
 import { Refdest } from "../../refdest/refdest.js";
@@ -150,6 +150,34 @@ async function freshServerDatabase(url: string, seed: number): Promise<string> {
   return withDatabase(url, name);
 }
 
+/** What a demo run leaves in its working directory: nothing else is ever deleted. */
+const DEMO_ENTRIES = new Set(["ledger", "b5-journal.jsonl"]);
+
+/**
+ * The working directory is recreated on every run, so it must be new, empty or one an earlier
+ * demo made (only the demo's own entries): anything else is refused, never deleted.
+ */
+export function checkDemoDir(workDir: string): void {
+  let entries: string[];
+  try {
+    if (!statSync(workDir).isDirectory())
+      throw new IrrevonError(ErrorCode.usage, `--dir ${JSON.stringify(workDir)} is a file, not a folder; pass a new or empty folder`, {
+        details: { flag: "--dir", path: workDir },
+      });
+    entries = readdirSync(workDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw e;
+  }
+  const foreign = entries.filter((name) => !DEMO_ENTRIES.has(name));
+  if (foreign.length > 0)
+    throw new IrrevonError(
+      ErrorCode.usage,
+      `--dir ${JSON.stringify(workDir)} holds files the demo did not make (${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ", …" : ""}), and the demo recreates its folder on every run; pass a new or empty folder, or one an earlier demo made`,
+      { details: { flag: "--dir", path: workDir, foreign_entries: foreign.length } },
+    );
+}
+
 /** Runs the demo; resolves with its summary and the numbered event sequence. */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const events: DemoEvent[] = [];
@@ -159,6 +187,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     options.onEvent?.(event);
   };
 
+  checkDemoDir(options.workDir);
   rmSync(options.workDir, { recursive: true, force: true });
   mkdirSync(options.workDir, { recursive: true });
   const refdest = new Refdest({ tier: "C2", seed: options.seed });
