@@ -3,6 +3,7 @@
  * (docs/engine.md "Tunables"). Every value is validated once at open, including the rule that
  * ties the lease to the deadlines (see {@link resolveEngineConfig}). Imports: core, engine.
  */
+import { availableParallelism } from "node:os";
 import { DEFAULT_MAX_CLOCK_SKEW_MS } from "../core/authority-stamp.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { OVERRUN_GRACE_MS } from "./call-adapter.js";
@@ -69,6 +70,14 @@ export interface EngineConfig {
    * flight per destination; then up to this × batch_max effects reach their probe at once.
    */
   readonly recoveryConcurrency: number;
+  /**
+   * Of recovery's lanes, how many may be at the ledger at once (a statement or a transaction);
+   * the others wait their turn while their destination calls still overlap (engine/gated-db).
+   * More concurrent backends than the database has cores only contend. Default: this host's
+   * CPU count (`os.availableParallelism()`), the right figure for an embedded ledger or a
+   * server on the same machine; raise it for a larger server elsewhere.
+   */
+  readonly recoveryLedgerConcurrency: number;
   /** Settled effects a worker cycle audits at most (besides audits a late response queued). */
   readonly auditPerCycle: number;
   /** Only effects settled this recently are audited by the worker. */
@@ -113,6 +122,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   sweepMaxPages: 1_000,
   recoveryPageSize: 100,
   recoveryConcurrency: 8,
+  // Clamped to RECOVERY_CONCURRENCY_MAX (declared below: 256).
+  recoveryLedgerConcurrency: Math.min(availableParallelism(), 256),
   auditPerCycle: 10,
   auditLookbackSeconds: 86_400,
   maxClockSkewMs: DEFAULT_MAX_CLOCK_SKEW_MS,
@@ -217,6 +228,11 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
   requireNumber("sweepMaxPages", config.sweepMaxPages, 1);
   requireCount("recoveryPageSize", config.recoveryPageSize, RECOVERY_PAGE_SIZE_MAX);
   requireCount("recoveryConcurrency", config.recoveryConcurrency, RECOVERY_CONCURRENCY_MAX);
+  requireCount(
+    "recoveryLedgerConcurrency",
+    config.recoveryLedgerConcurrency,
+    RECOVERY_CONCURRENCY_MAX,
+  );
   requireNumber("auditPerCycle", config.auditPerCycle, 0);
   requireNumber("auditLookbackSeconds", config.auditLookbackSeconds, 0);
   requireNumber("maxClockSkewMs", config.maxClockSkewMs, 0);

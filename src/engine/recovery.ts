@@ -23,7 +23,12 @@
  * channel keeps at most `recoveryConcurrency` wire calls in flight to any one destination
  * (status queries, batches and C1 replay probes alike). Without a batching adapter, and with
  * crash points armed, nothing changes: `recoveryConcurrency` lanes (one when armed), each
- * call its own. Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
+ * call its own. The lanes' statements and transactions take turns at the ledger:
+ * at most `recoveryLedgerConcurrency` at once (default: this host's CPU count; engine/gated-db),
+ * since more concurrent backends than cores only contend (Postgres on 2 cores, 200 effects, 8
+ * lanes: the server's CPU per effect 5.7 → 2.9 ms, the run ~25 % shorter with 2 turns) while the
+ * destination calls of all lanes still overlap.
+ * Crash seam: recovery.after_record. Imports: core, db, ledger, engine.
  */
 import { ErrorCode, IrrevonError, isIrrevonError } from "../core/errors.js";
 import {
@@ -38,6 +43,7 @@ import { auditSettledEffect } from "./audit-settled.js";
 import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { autoRedispatchLost } from "./auto-redispatch.js";
 import { mapBounded } from "./bounded-pool.js";
+import { gatedDb } from "./gated-db.js";
 import { emit, type EngineContext } from "./context.js";
 import { reconcileEffect } from "./reconciler.js";
 import type { ReconcileOutcome } from "./reconcile-types.js";
@@ -82,7 +88,13 @@ function isStale(e: unknown): boolean {
 }
 
 /** Runs one recovery pass (see the file header). */
-export async function runRecovery(ctx: EngineContext): Promise<RecoveryReport> {
+export async function runRecovery(outer: EngineContext): Promise<RecoveryReport> {
+  // The lanes' ledger work takes turns at `recoveryLedgerConcurrency` (see the file header).
+  const lanes = outer.crash.armed ? 1 : outer.config.recoveryConcurrency;
+  const ledgerTurns = outer.config.recoveryLedgerConcurrency;
+  // The embedded ledger runs one statement at a time already: no gate there.
+  const gate = outer.db.backend === "postgres" && ledgerTurns < lanes;
+  const ctx = gate ? { ...outer, db: gatedDb(outer.db, ledgerTurns) } : outer;
   const errors: RecoveryError[] = [];
   const fail = (step: RecoveryStep, e: unknown, where: Partial<RecoveryError>): void => {
     errors.push({

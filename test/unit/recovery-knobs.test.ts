@@ -4,6 +4,7 @@
  * item to exactly one call, never runs more than the limit at once, keeps the input order,
  * and stops starting items after a failure while waiting for the running ones.
  */
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { mapBounded } from "../../src/engine/bounded-pool.js";
 import {
@@ -23,6 +24,12 @@ describe("recovery knobs", () => {
     });
   });
 
+  it("the ledger's turns default to this host's CPU count", () => {
+    expect(DEFAULT_ENGINE_CONFIG.recoveryLedgerConcurrency).toBe(
+      Math.min(availableParallelism(), RECOVERY_CONCURRENCY_MAX),
+    );
+  });
+
   it.each([
     ["recoveryPageSize", 0, 1],
     ["recoveryPageSize", RECOVERY_PAGE_SIZE_MAX + 1, RECOVERY_PAGE_SIZE_MAX],
@@ -30,6 +37,8 @@ describe("recovery knobs", () => {
     ["recoveryConcurrency", 0, 1],
     ["recoveryConcurrency", RECOVERY_CONCURRENCY_MAX + 1, RECOVERY_CONCURRENCY_MAX],
     ["recoveryConcurrency", Number.NaN, 1],
+    ["recoveryLedgerConcurrency", 0, 1],
+    ["recoveryLedgerConcurrency", RECOVERY_CONCURRENCY_MAX + 1, RECOVERY_CONCURRENCY_MAX],
   ])("%s = %d → config_invalid with the range and a fix", (field, value, fix) => {
     const error = expectCode(() => resolveEngineConfig({ [field]: value }), "config_invalid");
     expect(error.details).toMatchObject({ field, min: 1, fix: { [field]: fix } });
