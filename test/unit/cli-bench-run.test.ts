@@ -69,6 +69,9 @@ describe("bench run / smoke / report CLI", () => {
     const b7 = await cli(["bench", "run", "--arms", "B7", ...STATS]);
     expect(b7.status).toBe(4);
     expect(b7.stderr).toContain("not operationalized");
+    const b7json = await cli(["bench", "run", "--arms", "B7", "--json", ...STATS]);
+    expect(b7json.status).toBe(4);
+    expect(JSON.parse(b7json.stdout)).toMatchObject({ field: "--arms", arm: "B7" });
     const conf = await cli(["bench", "run", "--confirmatory", "--json", ...STATS]);
     expect(conf.status).toBe(4);
     expect(JSON.stringify(JSON.parse(conf.stdout))).toContain("stage A: no registration at docs/registrations/stage-a-v1/registration.json");

@@ -5,7 +5,8 @@
  *   the report (JSON, Markdown, HTML) with the kill verdict and the bench's wall time. The
  *   margins δ, δ_C1 and the worst-cell gate are REQUIRED (exit 2 naming the missing flag);
  *   R@postgres needs --postgres-url or IRREVON_TEST_PG_URL (exit 2 otherwise); B7 and
- *   --confirmatory are refused (exit 4). A progress line goes to stderr on a TTY.
+ *   --confirmatory are refused (exit 4). Progress goes to stderr: a rewritten line on a TTY, else a
+ *   plain line at most every 10 s.
  * - `smoke` runs C2 response-lost and semantic re-synthesis, replicate 0, on the ladder arms
  *   (no statistics), and exits 3 if any run is INVALID.
  * - `report <dir>` re-renders a results directory's report from its run-results.json.
@@ -110,16 +111,28 @@ function statInputs(flags: StatFlags, fallback: ReportInputs | null): ReportInpu
   };
 }
 
+/** When the last plain progress line went out (stderr not a terminal). */
+let lastPlainProgressMs = 0;
+
+/**
+ * Progress on stderr: one rewritten line on a terminal; elsewhere (CI, a pipe, a log file) a
+ * plain line at most every 10 s, and the last one, so a long run is never silent.
+ */
 function progress(p: { done: number; total: number; elapsedS: number; slot: string }): void {
-  if (process.stderr.isTTY !== true) return;
   const eta = p.done === 0 ? 0 : (p.elapsedS / p.done) * (p.total - p.done);
-  process.stderr.write(
-    `\r\x1b[K${p.done}/${p.total} slots · ${p.elapsedS.toFixed(0)} s · ETA ${eta.toFixed(0)} s · ${p.slot}`,
-  );
-  if (p.done === p.total) process.stderr.write("\n");
+  const line = `${p.done}/${p.total} slots · ${p.elapsedS.toFixed(0)} s · ETA ${eta.toFixed(0)} s · ${p.slot}`;
+  if (process.stderr.isTTY === true) {
+    process.stderr.write(`\r\x1b[K${line}`);
+    if (p.done === p.total) process.stderr.write("\n");
+    return;
+  }
+  const now = Date.now();
+  if (p.done !== p.total && now - lastPlainProgressMs < 10_000) return;
+  lastPlainProgressMs = now;
+  process.stderr.write(`bench: ${line}\n`);
 }
 
-function checkArms(arms: readonly string[], postgresUrl: string | null): boolean {
+function checkArms(arms: readonly string[], postgresUrl: string | null, json: boolean): boolean {
   for (const arm of arms) {
     if (!isArmId(arm))
       throw new IrrevonError(
@@ -130,7 +143,11 @@ function checkArms(arms: readonly string[], postgresUrl: string | null): boolean
     const refused = armSpec(arm).refused;
     if (refused !== null) {
       requestExit(EXIT_CODES.integrity.code);
-      emitResult(false, {}, `refused: arm ${arm} is not operationalized: ${refused}`);
+      emitResult(
+        json,
+        { refused: `arm ${arm} is not operationalized: ${refused}`, field: "--arms", arm },
+        `refused: arm ${arm} is not operationalized: ${refused}`,
+      );
       return false;
     }
   }
@@ -157,7 +174,7 @@ async function run(flags: RunFlags): Promise<void> {
     );
     return;
   }
-  if (!checkArms(arms, postgresUrl)) return;
+  if (!checkArms(arms, postgresUrl, flags.json === true)) return;
   const cells = list(flags.cells);
   const replicates = list(flags.replicates)?.map((r) => replicateIndex(r));
   checkOutputDir(flags.out, "--out");
@@ -200,7 +217,7 @@ async function smoke(flags: {
   json?: boolean;
 }): Promise<void> {
   const arms = list(flags.arms) ?? SMOKE_ARMS;
-  if (!checkArms(arms, process.env["IRREVON_TEST_PG_URL"] ?? null)) return;
+  if (!checkArms(arms, process.env["IRREVON_TEST_PG_URL"] ?? null, flags.json === true)) return;
   checkOutputDir(flags.out, "--out");
   const summary = await runMatrix({
     fixturesDir: flags.fixtures,
