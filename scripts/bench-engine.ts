@@ -60,7 +60,7 @@ function parseFlags(argv: readonly string[]): Flags {
   const program = new Command("npm run bench:engine --")
     .description(
       "The engine benchmark: every figure of issue 11 against its goal, in one run, written to " +
-        "<out>/engine.json and <out>/engine.md. A full run takes about 25 minutes on 2 CPUs; " +
+        "<out>/engine.json and <out>/engine.md. A full run takes about 5 minutes on 2 CPUs; " +
         "progress lines go to stderr. Run it on a quiet machine: nothing else should share the CPUs.",
     )
     .option("--quick", "small counts, for a smoke run (a few minutes)")
@@ -118,7 +118,7 @@ async function main(args: readonly string[]): Promise<void> {
   const quick = flags.quick === true;
   const startupOnly = flags.startupOnly === true;
   const out = flags.out;
-  // The report's directory must take the files before 25 minutes of measuring, not after.
+  // The report's directory must take the files before minutes of measuring, not after.
   try {
     mkdirSync(out, { recursive: true });
     accessSync(out, constants.W_OK);

@@ -13,7 +13,12 @@
 import { DbRole } from "../../db/db.js";
 import { openPostgres } from "../../db/pg-driver.js";
 import type { BenchDatabase } from "./bench-database.js";
-import { benchContract, guardedEffect, openBenchEngine, zeroLatencyAdapter } from "./bench-effects.js";
+import {
+  benchContract,
+  guardedEffect,
+  openBenchEngine,
+  zeroLatencyAdapter,
+} from "./bench-effects.js";
 import type { MeasuredRun, Target } from "./report-types.js";
 import { elapsedMs, summarize } from "./stats.js";
 
@@ -45,9 +50,13 @@ export async function measureBusyScope(
   options: { readonly effects: number; readonly window: number; readonly tag: string },
 ): Promise<BusyScopeRun> {
   if (options.window * 2 > options.effects)
-    throw new Error(`busy scope: ${options.effects} effects cannot hold two windows of ${options.window}`);
+    throw new Error(
+      `busy scope: ${options.effects} effects cannot hold two windows of ${options.window}`,
+    );
   const appDb =
-    db.url === null ? db.root.as(DbRole.app) : await openPostgres({ url: db.url, role: DbRole.app });
+    db.url === null
+      ? db.root.as(DbRole.app)
+      : await openPostgres({ url: db.url, role: DbRole.app });
   const tag = `${options.tag}-busy`;
   const engine = await openBenchEngine(appDb, zeroLatencyAdapter(5), `bench-${db.backend}-${tag}`);
   const samples: number[] = [];

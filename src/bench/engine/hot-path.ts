@@ -38,7 +38,6 @@ export interface HotPathCounts {
   readonly durableCommits: number;
 }
 
-
 /** Sends one clean effect `index` in `mode`; throws unless it settled COMMITTED. */
 export async function sendCleanEffect(
   engine: Irrevon,

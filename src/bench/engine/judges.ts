@@ -224,7 +224,7 @@ export function judgeRecovery(run: MeasuredRun): Target[] {
       target: `≥ 5× Python (${python.min}–${python.max} s for 200): ≤ ${fmt(goalMs, 0)} ms`,
       measured:
         `${fmt(r.wallMs, 0)} ms (${fmt((python.min * 1000 * (r.effects / 200)) / r.wallMs, 2)}× Python's faster run); ` +
-        `concurrency ${r.concurrency}, page ${r.pageSize}, ${fmt(r.roundTripsPerEffect, 1)} round trips and ` +
+        `concurrency ${r.concurrency}${r.backend === "postgres" && r.ledgerConcurrency < r.concurrency ? ` (${r.ledgerConcurrency} at the ledger at once)` : ""}, page ${r.pageSize}, ${fmt(r.roundTripsPerEffect, 1)} round trips and ` +
         `${fmt(r.statusQueries / r.effects, 2)} status queries per effect` +
         (r.ledgerEffects === undefined ? "" : `; a ledger of ${r.ledgerEffects} effects`),
       met,

@@ -14,7 +14,7 @@ import { refdestDeclaration } from "../../adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../../adapters/refdest-adapter.js";
 import { DbRole, type Db } from "../../db/db.js";
 import { openPostgres } from "../../db/pg-driver.js";
-import type { EngineConfig } from "../../engine/config.js";
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from "../../engine/config.js";
 import { NO_CRASH_POINTS } from "../../engine/crash-points.js";
 import { openIrrevon } from "../../engine/irrevon.js";
 import { createInProcessTransport, createRefdest } from "../../refdest/index.js";
@@ -30,6 +30,8 @@ export interface RecoveryRun {
   readonly effects: number;
   /** `recoveryConcurrency` the recovering engine ran with. */
   readonly concurrency: number;
+  /** `recoveryLedgerConcurrency`: how many of the lanes may be at a Postgres ledger at once. */
+  readonly ledgerConcurrency: number;
   readonly pageSize: number;
   readonly wallMs: number;
   readonly adjudicated: number;
@@ -180,6 +182,8 @@ export async function measureRecovery(
       backend: db.backend,
       effects: options.effects,
       concurrency,
+      ledgerConcurrency:
+        config.recoveryLedgerConcurrency ?? DEFAULT_ENGINE_CONFIG.recoveryLedgerConcurrency,
       pageSize: config.recoveryPageSize ?? 100,
       wallMs,
       adjudicated: report.adjudicated,

@@ -176,11 +176,11 @@ function renderRecovery(r: EngineBenchReport): string[] {
       "committed, half before); a fresh engine's `recover()` is timed. Every effect must end settled " +
       "(present ⇒ COMMITTED after one status query, absent ⇒ LOST after two, re-read gap 0).",
     "",
-    "| backend | effects | ledger effects | concurrency | page | wall ms | ms/effect | round trips/effect | transactions/effect | status queries | engine CPU ms/effect | server CPU ms/effect |",
+    "| backend | effects | ledger effects | lanes (at the ledger at once) | page | wall ms | ms/effect | round trips/effect | transactions/effect | status queries | engine CPU ms/effect | server CPU ms/effect |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.recovery.map(
       (x) =>
-        `| ${x.backend} | ${x.effects} | ${x.ledgerEffects ?? "n/a"} | ${x.concurrency} | ${x.pageSize} | ${fmt(x.wallMs, 0)} | ${fmt(x.wallMs / x.effects, 2)} | ${fmt(x.roundTripsPerEffect, 1)} | ${fmt(x.transactionsPerEffect, 2)} | ${x.statusQueries} | ${fmt(x.engineCpuMsPerEffect, 2)} | ${x.serverCpuMsPerEffect === null ? "n/a" : fmt(x.serverCpuMsPerEffect, 2)} |`,
+        `| ${x.backend} | ${x.effects} | ${x.ledgerEffects ?? "n/a"} | ${x.concurrency} (${x.backend === "pglite" ? 1 : Math.min(x.concurrency, x.ledgerConcurrency)}) | ${x.pageSize} | ${fmt(x.wallMs, 0)} | ${fmt(x.wallMs / x.effects, 2)} | ${fmt(x.roundTripsPerEffect, 1)} | ${fmt(x.transactionsPerEffect, 2)} | ${x.statusQueries} | ${fmt(x.engineCpuMsPerEffect, 2)} | ${x.serverCpuMsPerEffect === null ? "n/a" : fmt(x.serverCpuMsPerEffect, 2)} |`,
     ),
     "",
     "CPU per effect over the recovery call: the bench process's own (the engine and its in-process " +
@@ -188,9 +188,12 @@ function renderRecovery(r: EngineBenchReport): string[] {
       "processes (/proc, as in the throughput table). On 2 cores their sum bounds the wall time " +
       "from below: effects × (engine + server) ÷ 2.",
     "",
-    "The ledger is the run's own: on Postgres recovery runs after the throughput phase filled it. " +
-      "Finding the open executions reads every execution's frontier (docs/architecture.md, " +
-      '"What grows with the ledger").',
+    "The ledger is the run's own: on Postgres recovery runs after the throughput phase filled it, " +
+      "so the server's autovacuum of that phase may still run during it (its CPU is counted). " +
+      "Finding the open executions reads the derived index of open work (decision 0013), not " +
+      "every execution's frontier. On Postgres the lanes' ledger work takes turns at " +
+      "`recoveryLedgerConcurrency` (default: the host's CPU count; docs/engine.md, \"At scale: " +
+      'pages and lanes"); the embedded ledger runs one statement at a time anyway.',
     "",
   ];
 }
