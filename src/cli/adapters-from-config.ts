@@ -9,13 +9,23 @@
  *
  * The table key must be the adapter id the declaration produces (`refdest-<tier>` or
  * `refdest-<tier>-lag<N>s`), because that id is stored with every record; a mismatch is
- * `config_invalid` naming the key. A missing URL variable is `config_invalid` naming it.
+ * `config_invalid` naming the key. A missing URL variable, or one that is not an http(s) URL, is
+ * `config_invalid` naming it (never its value).
  */
 import type { Adapter } from "../adapters/contract.js";
 import { refdestDeclaration } from "../adapters/declarations/refdest.js";
 import { RefdestAdapter } from "../adapters/refdest-adapter.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { IrrevonConfig } from "./config.js";
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
+}
 
 /** Builds every configured adapter; `env` defaults to the process environment. */
 export function adaptersFromConfig(
@@ -40,6 +50,14 @@ export function adaptersFromConfig(
       throw new IrrevonError(
         ErrorCode.config_invalid,
         `[adapters.${id}] needs the destination URL in $${entry.url_env}`,
+        { details: { key: `adapters.${id}.url_env`, variable: entry.url_env } },
+      );
+    }
+    if (!isHttpUrl(url)) {
+      // The value is not echoed: a URL may carry credentials.
+      throw new IrrevonError(
+        ErrorCode.config_invalid,
+        `[adapters.${id}]: $${entry.url_env} must be an http:// or https:// URL (the destination's origin)`,
         { details: { key: `adapters.${id}.url_env`, variable: entry.url_env } },
       );
     }

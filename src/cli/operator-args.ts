@@ -12,9 +12,11 @@ import { reportError, requestExit } from "./output.js";
 /** A positive integer id (finding id, deny id), or a usage error naming `name`. */
 export function parseId(text: string, name: string): number {
   if (!/^[1-9]\d{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new IrrevonError(ErrorCode.usage, `${name} must be a positive integer`, {
-      details: { argument: name, value: text },
-    });
+    throw new IrrevonError(
+      ErrorCode.usage,
+      `${name} must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`,
+      { details: { argument: name, value: text, min: 1, max: Number.MAX_SAFE_INTEGER } },
+    );
   }
   return Number(text);
 }
@@ -33,8 +35,8 @@ export function parseSeconds(text: string, flag: string): number {
 /** A positive integer count from a flag, or a usage error naming the flag. */
 export function parseCount(text: string, flag: string): number {
   if (!/^[1-9]\d{0,8}$/.test(text)) {
-    throw new IrrevonError(ErrorCode.usage, `${flag} must be a positive integer`, {
-      details: { flag, value: text },
+    throw new IrrevonError(ErrorCode.usage, `${flag} must be a whole number from 1 to 999999999`, {
+      details: { flag, value: text, min: 1, max: 999_999_999 },
     });
   }
   return Number(text);

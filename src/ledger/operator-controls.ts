@@ -62,7 +62,7 @@ export async function liftDenyEntry(db: Db, denyId: number): Promise<number> {
   return db.transaction(async (tx) => {
     const exists = await tx.query("SELECT 1 FROM deny_entries WHERE deny_id = $1", [denyId]);
     if (exists.rows.length === 0)
-      throw new IrrevonError(ErrorCode.not_found, "no deny entry with this id", {
+      throw new IrrevonError(ErrorCode.not_found, `no deny entry ${denyId}`, {
         details: { deny_id: denyId },
       });
     const lifted = await tx.query<{ lift_id: unknown }>(

@@ -114,7 +114,7 @@ export async function readFinding(q: Queryable, findingId: number): Promise<Find
   ]);
   const r = rows[0];
   if (r === undefined)
-    throw new IrrevonError(ErrorCode.not_found, "no finding with this id", {
+    throw new IrrevonError(ErrorCode.not_found, `no finding ${findingId}`, {
       details: { finding_id: findingId },
     });
   return toFindingState(r);

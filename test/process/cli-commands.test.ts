@@ -41,11 +41,12 @@ describe("irrevon init / migrate / doctor / inspect", () => {
   }, 60_000);
 
   it("doctor passes on a migrated ledger (exit 0) and fails on a missing one (exit 3)", async () => {
-    const ok = await runCli(["doctor", "--json"], { cwd: dir });
+    const ok = await runCli(["doctor", "--json"], { cwd: dir, env: { IRREVON_REFDEST_URL: "http://127.0.0.1:9" } });
     expect(ok.code, ok.stdout).toBe(0);
     const checks = (jsonOf(ok)["checks"] as Array<{ check: string; status: string }>).map((c) => [c.check, c.status]);
     expect(checks).toEqual(
       expect.arrayContaining([
+        ["adapters", "ok"],
         ["identity_selftest", "ok"],
         ["ledger_migrated", "ok"],
         ["role_privileges", "ok"],
@@ -53,6 +54,18 @@ describe("irrevon init / migrate / doctor / inspect", () => {
         ["capability_declarations", "ok"],
       ]),
     );
+    // The config's adapter needs its destination URL: without one (or with a non-URL) the worker
+    // could not run, and doctor says so, naming the variable, never its value.
+    for (const url of ["", "not-a-url"]) {
+      const noUrl = await runCli(["doctor", "--json"], { cwd: dir, env: { IRREVON_REFDEST_URL: url } });
+      expect(noUrl.code).toBe(3);
+      const found = jsonOf(noUrl)["checks"] as Array<{ check: string; status: string; detail: Record<string, unknown> }>;
+      expect(found.find((c) => c.check === "adapters")).toMatchObject({
+        status: "fail",
+        detail: { code: "config_invalid", variable: "IRREVON_REFDEST_URL" },
+      });
+      if (url !== "") expect(noUrl.stdout).not.toContain(url);
+    }
     const missing = await runCli(["doctor", "--json", "--data-dir", join(dir, "nowhere")], { cwd: dir });
     expect(missing.code).toBe(3);
     expect(jsonOf(missing)["ok"]).toBe(false);

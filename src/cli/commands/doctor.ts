@@ -22,6 +22,8 @@ import { auditLedger } from "../../ledger/auditor.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { resolveLedger, withLedgerOptions, type LedgerFlags } from "../ledger-options.js";
 import { emitResult, requestExit } from "../output.js";
+import { adaptersFromConfig } from "../adapters-from-config.js";
+import type { IrrevonConfig } from "../config.js";
 
 export interface DoctorCheck {
   readonly check: string;
@@ -113,6 +115,21 @@ function declarationsCheck(): DoctorCheck {
   return { check: "capability_declarations", status: problems.length === 0 ? "ok" : "fail", detail: { valid: names, problems } };
 }
 
+/** The configured adapters can be built: the worker will reach its destinations' URLs. */
+function adaptersCheck(config: IrrevonConfig): DoctorCheck {
+  try {
+    const adapters = adaptersFromConfig(config);
+    return { check: "adapters", status: "ok", detail: { configured: adapters.map((a) => a.adapterId) } };
+  } catch (e) {
+    const details = e instanceof IrrevonError ? e.details : {};
+    return {
+      check: "adapters",
+      status: "fail",
+      detail: { code: e instanceof IrrevonError ? e.code : "unknown", message: e instanceof Error ? e.message : String(e), ...details },
+    };
+  }
+}
+
 function humanDetail(c: DoctorCheck): string {
   if (c.check === "identity_selftest") {
     return (c.detail["vectors"] as Array<{ name: string; ok: boolean }>).map((v) => `${v.name} ${v.ok ? "ok" : "MISMATCH"}`).join(", ");
@@ -122,11 +139,12 @@ function humanDetail(c: DoctorCheck): string {
 
 /** Registers the `doctor` command. */
 export function register(program: Command): void {
-  withLedgerOptions(program.command("doctor").description("check configuration, identity, database, roles, declarations and clock")).action(
+  withLedgerOptions(program.command("doctor").description("check configuration, adapters, identity, database, roles, declarations and clock")).action(
     async (flags: LedgerFlags) => {
       const checks: DoctorCheck[] = [];
       const ledger = resolveLedger(flags);
       checks.push({ check: "configuration", status: "ok", detail: { path: ledger.loaded.path, database: ledger.describe } });
+      checks.push(adaptersCheck(ledger.loaded.config));
       const selfTest = identitySelfTest();
       checks.push({ check: "identity_selftest", status: selfTest.every((r) => r.ok) ? "ok" : "fail", detail: { vectors: selfTest } });
       let root: PrivilegedDb | null = null;
