@@ -123,7 +123,9 @@ export function parseConfig(text: string, source: string): IrrevonConfig {
 
 /** Loads `explicitPath`, else IRREVON_CONFIG, else the nearest irrevon.toml, else defaults. */
 export function loadConfig(explicitPath?: string, cwd: string = process.cwd()): LoadedConfig {
-  const path = explicitPath ?? process.env["IRREVON_CONFIG"] ?? findConfigFile(cwd);
+  // An empty $IRREVON_CONFIG is unset, not a path.
+  const fromEnv = process.env["IRREVON_CONFIG"];
+  const path = explicitPath ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : findConfigFile(cwd));
   if (path === null || path === undefined) return { config: parseConfig('schema_version = "1"', "defaults"), path: null };
   if (!existsSync(path)) throw new IrrevonError("config_invalid", `config file not found: ${path}`, { details: { path } });
   return { config: parseConfig(readFileSync(path, "utf8"), path), path };

@@ -115,10 +115,24 @@ export async function runCli(args: readonly string[]): Promise<ExitCode> {
         const [message, help] = missingSubcommand(args);
         return reportUsage(message, json, help);
       }
-      return reportUsage(usageMessage(error), json);
+      return reportUsage(usageMessage(error), json, helpFor(program, args));
     }
     return reportError(error, json);
   }
+}
+
+/** The help that lists what the invoked command takes: `irrevon deny add --help`, … */
+function helpFor(program: Command | undefined, args: readonly string[]): string {
+  const path: string[] = [];
+  let at = program;
+  for (const word of args) {
+    if (word.startsWith("-") || at === undefined) break;
+    const next = at.commands.find((c) => c.name() === word);
+    if (next === undefined) break;
+    path.push(word);
+    at = next;
+  }
+  return path.length === 0 ? "irrevon --help" : `irrevon ${path.join(" ")} --help`;
 }
 
 function isHelpOrVersion(arg: string): boolean {

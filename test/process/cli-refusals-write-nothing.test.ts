@@ -166,5 +166,10 @@ describe("CLI: a refused command writes nothing", () => {
     });
     expect(bare.code).toBe(2);
     expect(jsonOf(bare)).toMatchObject({ error: { code: "usage", message: "missing command" } });
+    // A usage error points at the help of the command that was invoked.
+    const sub = await runCli(["deny", "add", "--scope", "s"], { cwd, env: ENV });
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain("--reason");
+    expect(sub.stderr).toContain("(see irrevon deny add --help)");
   });
 });

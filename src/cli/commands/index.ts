@@ -50,7 +50,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "doctor",
     term: "doctor [options]",
-    description: "check configuration, identity, database, roles, declarations and clock",
+    description: "check configuration, adapters, identity, database, roles, declarations and clock",
     load: () => import("./doctor.js"),
   },
   {
