@@ -65,6 +65,22 @@ describe("bench run / smoke / report CLI", () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("refuses a --cells or --replicates value that selects nothing, naming it, writing nothing", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "irrevon-bench-cli-")), "res");
+    const [cell, replicate, notNumber] = [
+      await cli(["bench", "run", "--out", out, "--arms", "B0", "--cells", "NOPE", ...STATS]),
+      await cli(["bench", "run", "--out", out, "--arms", "B0", "--replicates", "0,99999", ...STATS]),
+      await cli(["bench", "run", "--out", out, "--arms", "B0", "--replicates", "abc", ...STATS]),
+    ];
+    expect(cell.status).toBe(2);
+    expect(cell.stderr).toContain('no fixture unit has cell "NOPE"');
+    expect(replicate.status).toBe(2);
+    expect(replicate.stderr).toContain("no fixture unit has replicate 99999");
+    expect(notNumber.status).toBe(2);
+    expect(notNumber.stderr).toContain("--replicates");
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("refuses B7 and confirmatory mode with exit 4", async () => {
     const b7 = await cli(["bench", "run", "--arms", "B7", ...STATS]);
     expect(b7.status).toBe(4);
@@ -122,7 +138,12 @@ describe("bench run / smoke / report CLI", () => {
       process.stdout.write = write;
     }
     expect(text).toContain("--json");
-    if (sub === "run" || sub === "report") expect(text).toContain("REQUIRED equivalence margin");
+    if (sub === "run") expect(text).toContain("REQUIRED equivalence margin");
+    // report re-renders with the margins the results directory recorded unless given.
+    if (sub === "report") {
+      expect(text).not.toContain("REQUIRED");
+      expect(text).toContain("default: the value the results directory recorded");
+    }
   });
 
   it("refuses holdout targets inside the repository", () => {

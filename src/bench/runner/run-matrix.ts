@@ -220,6 +220,23 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixSummary> 
       (options.cells === undefined || options.cells.includes(p.workload.cell_id)) &&
       (options.replicates === undefined || options.replicates.includes(p.workload.replicate_index)),
   );
+  // Every value asked for must select something: a typo is an error, never silently dropped.
+  const cellIds = new Set(plans.map((p) => p.workload.cell_id));
+  const replicateIds = new Set(plans.map((p) => p.workload.replicate_index));
+  const unknownCell = options.cells?.find((c) => !cellIds.has(c));
+  if (unknownCell !== undefined)
+    throw new IrrevonError(
+      "usage",
+      `--cells: no fixture unit has cell ${JSON.stringify(unknownCell)}; known cells: ${[...cellIds].sort().join(", ")}`,
+      { details: { field: "--cells", value: unknownCell } },
+    );
+  const unknownReplicate = options.replicates?.find((r) => !replicateIds.has(r));
+  if (unknownReplicate !== undefined)
+    throw new IrrevonError(
+      "usage",
+      `--replicates: no fixture unit has replicate ${unknownReplicate}; known replicates: ${[...replicateIds].sort((a, b) => a - b).join(", ")}`,
+      { details: { field: "--replicates", value: unknownReplicate } },
+    );
   if (selected.length === 0)
     throw new IrrevonError("usage", "no fixture unit matches --cells/--replicates", {
       details: { field: "--cells" },

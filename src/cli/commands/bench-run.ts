@@ -261,17 +261,25 @@ function report(dir: string, flags: StatFlags & { json?: boolean }): void {
 
 const JSON_HELP = "print a JSON document on stdout instead of the human form on stderr";
 
-/** Adds the three required statistical options (no defaults). */
-export function statOptions(cmd: Command): Command {
+/**
+ * Adds the three statistical options: REQUIRED (no defaults) for a run; for `report`, each
+ * defaults to the value the results directory recorded.
+ */
+export function statOptions(cmd: Command, fromResults = false): Command {
+  const need = fromResults ? "" : "REQUIRED ";
+  const fallback = fromResults ? " (default: the value the results directory recorded)" : "";
   return cmd
     .option(
       "--margin <rate>",
-      "REQUIRED equivalence margin δ in rate units (0.01 = 1 percentage point)",
+      `${need}equivalence margin δ in rate units (0.01 = 1 percentage point)${fallback}`,
     )
-    .option("--c1-margin <rate>", "REQUIRED margin δ_C1 of the registered C1 null, in rate units")
+    .option(
+      "--c1-margin <rate>",
+      `${need}margin δ_C1 of the registered C1 null, in rate units${fallback}`,
+    )
     .option(
       "--worst-cell-gate <rate>",
-      "REQUIRED worst-cell gate in rate units (0.10 = 10 percentage points)",
+      `${need}worst-cell gate in rate units (0.10 = 10 percentage points)${fallback}`,
     );
 }
 
@@ -315,6 +323,7 @@ export function registerRunCommands(bench: Command, defaultFixtures: string): vo
       .description(
         "re-render report.{json,md,html} of a results directory from its run-results.json",
       ),
+    true,
   )
     .argument("<dir>", "results directory written by `bench run`")
     .option("--json", JSON_HELP)
