@@ -49,7 +49,11 @@ export function redactUrl(url: string): string {
 
 /** Resolves the ledger location from flags, environment and configuration. */
 export function resolveLedger(flags: LedgerFlags): ResolvedLedger {
-  const loaded = loadConfig(flags.config);
+  return ledgerOf(loadConfig(flags.config), flags);
+}
+
+/** The ledger a loaded configuration and the flags name (init passes the file it will write). */
+export function ledgerOf(loaded: LoadedConfig, flags: LedgerFlags): ResolvedLedger {
   const where = resolveLedgerLocation(loaded, { databaseUrl: flags.databaseUrl, dataDir: flags.dataDir });
   return where.kind === "postgres"
     ? { loaded, location: { databaseUrl: where.url }, describe: `postgres ${redactUrl(where.url)}` }

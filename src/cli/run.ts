@@ -69,13 +69,31 @@ function refuseOptionsAsValues(action: Command): void {
   }
 }
 
-/** What is missing from `irrevon <group>` alone, and whose help lists it. */
-function missingSubcommand(args: readonly string[]): [string, string] {
-  const words = args.filter((a) => !a.startsWith("-"));
-  if (words[0] === "help" && words[1] !== undefined)
-    return [`unknown command '${words[1]}'`, "irrevon --help"];
-  const path = `irrevon ${words.join(" ")}`;
-  return [`${path} needs a subcommand`, `${path} --help`];
+/** The commands `args` name from the root, in order: `deny add --scope s` → [deny, add]. */
+function invokedPath(program: Command | undefined, args: readonly string[]): Command[] {
+  const path: Command[] = [];
+  let at = program;
+  for (const word of args) {
+    if (word.startsWith("-") || at === undefined) break;
+    const next = at.commands.find((c) => c.name() === word);
+    if (next === undefined) break;
+    path.push(next);
+    at = next;
+  }
+  return path;
+}
+
+/** `irrevon deny add --help` for `deny add …`; `irrevon --help` when no command was named. */
+function helpFor(path: readonly Command[]): string {
+  return path.length === 0
+    ? "irrevon --help"
+    : `irrevon ${path.map((c) => c.name()).join(" ")} --help`;
+}
+
+/** A command group named without its subcommand (`irrevon findings`, `irrevon deny --json`). */
+function isGroupAlone(path: readonly Command[]): boolean {
+  const last = path[path.length - 1];
+  return last !== undefined && last.commands.length > 0;
 }
 
 function usageMessage(error: CommanderError): string {
@@ -111,38 +129,22 @@ export async function runCli(args: readonly string[]): Promise<ExitCode> {
       if (error.exitCode === 0) return EXIT_CODES.ok.code;
       // A command group without its subcommand (with or without --json, which only its
       // subcommands take): say which words are missing, not commander's "(outputHelp)".
-      if (error.code === "commander.help" || isGroupWithoutSubcommand(program, args)) {
-        const [message, help] = missingSubcommand(args);
-        return reportUsage(message, json, help);
+      const path = invokedPath(program, args);
+      if (isGroupAlone(path)) {
+        const group = path.map((c) => c.name()).join(" ");
+        return reportUsage(`irrevon ${group} needs a subcommand`, json, helpFor(path));
       }
-      return reportUsage(usageMessage(error), json, helpFor(program, args));
+      // `irrevon help nosuch`: commander printed the root help for a name it does not know.
+      if (error.code === "commander.help") {
+        const name = args.filter((a) => !a.startsWith("-"))[1] ?? "";
+        return reportUsage(`unknown command '${name}'`, json);
+      }
+      return reportUsage(usageMessage(error), json, helpFor(path));
     }
     return reportError(error, json);
   }
 }
 
-/** The help that lists what the invoked command takes: `irrevon deny add --help`, … */
-function helpFor(program: Command | undefined, args: readonly string[]): string {
-  const path: string[] = [];
-  let at = program;
-  for (const word of args) {
-    if (word.startsWith("-") || at === undefined) break;
-    const next = at.commands.find((c) => c.name() === word);
-    if (next === undefined) break;
-    path.push(word);
-    at = next;
-  }
-  return path.length === 0 ? "irrevon --help" : `irrevon ${path.join(" ")} --help`;
-}
-
 function isHelpOrVersion(arg: string): boolean {
   return arg === "-h" || arg === "--help" || arg === "--version";
-}
-
-/** `irrevon findings --json`: a group named alone (its subcommands take the options). */
-function isGroupWithoutSubcommand(program: Command | undefined, args: readonly string[]): boolean {
-  const words = args.filter((a) => !a.startsWith("-"));
-  if (program === undefined || words.length !== 1) return false;
-  const group = program.commands.find((c) => c.name() === words[0]);
-  return group !== undefined && group.commands.length > 0;
 }

@@ -89,8 +89,10 @@ function isStale(e: unknown): boolean {
 
 /** Runs one recovery pass (see the file header). */
 export async function runRecovery(outer: EngineContext): Promise<RecoveryReport> {
-  // The lanes' ledger work takes turns at `recoveryLedgerConcurrency` (see the file header).
+  // An armed crash seam names the point after the n-th record; with lanes "the n-th" would
+  // race the others, so a run with crash points armed (the crash suite) takes one lane.
   const lanes = outer.crash.armed ? 1 : outer.config.recoveryConcurrency;
+  // The lanes' ledger work takes turns at `recoveryLedgerConcurrency` (see the file header).
   const ledgerTurns = outer.config.recoveryLedgerConcurrency;
   // The embedded ledger runs one statement at a time already: no gate there.
   const gate = outer.db.backend === "postgres" && ledgerTurns < lanes;
@@ -106,9 +108,6 @@ export async function runRecovery(outer: EngineContext): Promise<RecoveryReport>
   };
 
   const pageSize = ctx.config.recoveryPageSize;
-  // An armed crash seam names the point after the n-th record; with lanes "the n-th" would
-  // race the others, so a run with crash points armed (the crash suite) takes one lane.
-  const concurrency = ctx.crash.armed ? 1 : ctx.config.recoveryConcurrency;
   let closedAttempts = 0;
   for (let after = 0; ;) {
     const page = await listOpenAttempts(ctx.db, undefined, {
@@ -117,7 +116,7 @@ export async function runRecovery(outer: EngineContext): Promise<RecoveryReport>
     });
     await mapBounded(
       page.filter((a) => !a.isOwnerLive),
-      concurrency,
+      lanes,
       async (attempt) => {
         try {
           const closed = await closeIfAbandoned(ctx, attempt);
@@ -167,10 +166,10 @@ export async function runRecovery(outer: EngineContext): Promise<RecoveryReport>
     batchMax === null
       ? undefined
       : recoveryProbeChannel({
-          maxInFlight: concurrency,
+          maxInFlight: lanes,
           deadlineMs: ctx.config.probeDeadlineMs,
         });
-  const reconcileLanes = batchMax === null ? concurrency : concurrency * batchMax;
+  const reconcileLanes = batchMax === null ? lanes : lanes * batchMax;
   // Tallied as each lane finishes (outcomes are in completion order), then the seam.
   const reconcileOne = async (effectId: string, inputs?: ReconcileInputs): Promise<void> => {
     let outcome: ReconcileOutcome;

@@ -21,7 +21,7 @@ import { createInProcessTransport, createRefdest } from "../../refdest/index.js"
 import type { BenchDatabase } from "./bench-database.js";
 import { benchContract } from "./bench-effects.js";
 import { countingDb, roundTripsOf, zeroCounts } from "./counting-db.js";
-import { postmasterOf, serverCpuMsBetween, serverCpuSnapshot } from "./server-cpu.js";
+import { postmasterOfSession, serverCpuMsBetween, serverCpuSnapshot } from "./server-cpu.js";
 import { elapsedMs } from "./stats.js";
 
 /** One recovery-of-N measurement. */
@@ -157,7 +157,7 @@ export async function measureRecovery(
     );
   }
   const logBefore = refdest.requestLog().length;
-  const postmaster = db.url === null ? null : await postmasterPid(db);
+  const postmaster = db.url === null ? null : await postmasterOfSession(db.root);
   try {
     const serverBefore = postmaster === null ? null : serverCpuSnapshot(postmaster);
     const cpuBefore = process.cpuUsage();
@@ -201,13 +201,6 @@ export async function measureRecovery(
     await engine.close();
     if (db.url !== null) await appDb.close();
   }
-}
-
-/** The postmaster of the bench database's server (null when it is not a local process). */
-async function postmasterPid(db: BenchDatabase): Promise<number | null> {
-  const { rows } = await db.root.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-  const pid = rows[0]?.pid;
-  return pid === undefined ? null : postmasterOf(pid);
 }
 
 /** The wire figures of a run with a latency or batch lookups (see RecoveryRun). */

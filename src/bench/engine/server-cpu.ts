@@ -37,8 +37,20 @@ function readStat(pid: number | string): ProcStat | null {
 }
 
 /** The postmaster of a server whose backend has process id `backendPid`, or null. */
-export function postmasterOf(backendPid: number): number | null {
+function postmasterOf(backendPid: number): number | null {
   return readStat(backendPid)?.ppid ?? null;
+}
+
+/** Something that runs one statement (a pg Client, a Db handle). */
+interface Session {
+  query(sql: string): Promise<{ readonly rows: ReadonlyArray<{ readonly pid?: unknown }> }>;
+}
+
+/** The postmaster of the server `session` is connected to; null when /proc cannot show it. */
+export async function postmasterOfSession(session: Session): Promise<number | null> {
+  const { rows } = await session.query("SELECT pg_backend_pid() AS pid");
+  const pid = rows[0]?.pid;
+  return typeof pid === "number" ? postmasterOf(pid) : null;
 }
 
 /** CPU ticks per process of the postmaster `postmasterPid` and its children; null if unreadable. */

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { postmasterOf, serverCpuMsBetween, serverCpuSnapshot } from "./server-cpu.js";
+import { postmasterOfSession, serverCpuMsBetween, serverCpuSnapshot } from "./server-cpu.js";
 import { summarize, type LatencySummary } from "./stats.js";
 
 export interface ThroughputRun {
@@ -91,9 +91,7 @@ async function postmasterPid(url: string): Promise<number | null> {
   const c = new pg.Client({ connectionString: url });
   try {
     await c.connect();
-    const { rows } = await c.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-    const pid = rows[0]?.pid;
-    return pid === undefined ? null : postmasterOf(pid);
+    return await postmasterOfSession(c);
   } catch {
     return null;
   } finally {

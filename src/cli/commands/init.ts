@@ -9,8 +9,8 @@ import type { Command } from "commander";
 import { IrrevonError } from "../../core/errors.js";
 import { migrate } from "../../db/migrator.js";
 import { openPrivileged } from "../../db/open.js";
-import { DEFAULT_CONFIG_TOML, parseConfig, resolveLedgerLocation } from "../config.js";
-import { redactUrl, withLedgerOptions, type LedgerFlags } from "../ledger-options.js";
+import { DEFAULT_CONFIG_TOML, parseConfig } from "../config.js";
+import { ledgerOf, withLedgerOptions, type LedgerFlags } from "../ledger-options.js";
 import { checkOutputDir } from "../output-paths.js";
 import { emitResult } from "../output.js";
 
@@ -49,10 +49,8 @@ export function register(program: Command): void {
       throw new IrrevonError("usage", `${configPath} exists; pass --force to overwrite it`, { details: { path: configPath, flag: "--force" } });
     }
     const text = configText(dir, flags.dataDir);
-    const loaded = { config: parseConfig(text, configPath), path: configPath };
-    const where = resolveLedgerLocation(loaded, { databaseUrl: flags.databaseUrl, dataDir: flags.dataDir });
-    const location = where.kind === "postgres" ? { databaseUrl: where.url } : { dataDir: where.dataDir };
-    const describe = where.kind === "postgres" ? `postgres ${redactUrl(where.url)}` : `embedded ${where.dataDir}`;
+    const ledger = ledgerOf({ config: parseConfig(text, configPath), path: configPath }, flags);
+    const { location } = ledger;
     // The ledger first: a server that cannot be reached leaves no irrevon.toml behind.
     let applied: string[] = [];
     if (flags.migrate !== false) {
@@ -71,7 +69,6 @@ export function register(program: Command): void {
     }
     mkdirSync(dir, { recursive: true });
     writeFileSync(configPath, text);
-    const ledger = { describe };
     emitResult(
       flags.json === true,
       { config: configPath, database: ledger.describe, migrated: flags.migrate !== false, applied },
