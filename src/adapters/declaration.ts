@@ -10,137 +10,46 @@
  * a declaration without batch lookups is the one it had before the field existed. Imports: core.
  */
 import { createHash } from "node:crypto";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import canonicalize from "canonicalize";
 import { ContractInvalidError, IrrevonError } from "../core/errors.js";
 import { preflight, type JsonBounds } from "../core/preflight.js";
 import type { CapabilityDeclaration } from "./contract.js";
 import { describeValue, fieldRule } from "./declaration-fields.js";
+import { ATTRIBUTION_MODES, CAPABILITY_DECLARATION_SCHEMA } from "./declaration-schema.js";
+import {
+  SCHEMA_DIGEST as COMPILED_SCHEMA_DIGEST,
+  validate as compiledValidator,
+} from "./declaration-validator.generated.js";
 
-/** Attribution modes, strongest first; a declaration lists its modes in this order. */
-export const ATTRIBUTION_MODES = [
-  "exact",
-  "stable-id-projection",
-  "metadata",
-  "temporal-window",
-  "ambiguous",
-  "impossible",
-] as const;
+export {
+  ATTRIBUTION_MODES,
+  CAPABILITY_DECLARATION_SCHEMA,
+  MAX_BATCH_MAX,
+  MIN_BATCH_MAX,
+} from "./declaration-schema.js";
 
-/** Bounds of `queryable.batch_max`: a batch of one is no batch; 1000 keys is one large request. */
-export const MIN_BATCH_MAX = 2;
-export const MAX_BATCH_MAX = 1000;
-
-const DURATION_PATTERN = "^PT(?=\\d)(\\d+H)?(\\d+M)?(\\d+(\\.\\d+)?S)?$";
-const durationOrNull = { anyOf: [{ type: "null" }, { $ref: "#/$defs/duration" }] };
-
-/** The closed capability-declaration schema (JSON Schema draft 2020-12). */
-export const CAPABILITY_DECLARATION_SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "urn:irrevon:schema:capability-declaration:1",
-  title: "Irrevon capability declaration",
-  type: "object",
-  additionalProperties: false,
-  required: [
-    "adapter",
-    "destination",
-    "api_version",
-    "tier",
-    "idempotency",
-    "queryable",
-    "client_ref_field",
-    "list_queryable",
-    "consistency",
-    "citations",
-    "evidence_quality",
-  ],
-  properties: {
-    adapter: { type: "string", pattern: "^[a-z0-9][a-z0-9._-]{0,99}$" },
-    destination: { type: "string", minLength: 1, maxLength: 100 },
-    api_version: { type: "string", minLength: 1, maxLength: 100 },
-    tier: { enum: ["C1", "C2", "C3"] },
-    idempotency: {
-      type: "object",
-      additionalProperties: false,
-      required: ["supported", "window", "replay_semantics"],
-      properties: {
-        supported: { type: "boolean" },
-        window: durationOrNull,
-        replay_semantics: {
-          anyOf: [{ type: "null" }, { type: "string", minLength: 1, maxLength: 2000 }],
-        },
-      },
-    },
-    queryable: {
-      type: "object",
-      additionalProperties: false,
-      required: ["supported", "by"],
-      properties: {
-        supported: { type: "boolean" },
-        by: {
-          type: "array",
-          uniqueItems: true,
-          items: {
-            anyOf: [
-              { enum: ["destination_ref", "client_ref"] },
-              { type: "string", pattern: "^stable_id:[A-Za-z_][A-Za-z0-9_.-]{0,63}$" },
-            ],
-          },
-        },
-        // Optional, so every declaration written before it keeps its digest (see loadDeclaration).
-        batch_max: {
-          anyOf: [
-            { type: "null" },
-            { type: "integer", minimum: MIN_BATCH_MAX, maximum: MAX_BATCH_MAX },
-          ],
-        },
-      },
-    },
-    client_ref_field: {
-      anyOf: [{ type: "null" }, { type: "string", minLength: 1, maxLength: 200 }],
-    },
-    list_queryable: { type: "boolean" },
-    consistency: {
-      type: "object",
-      additionalProperties: false,
-      required: ["status_settlement_lag", "listing_lag"],
-      properties: { status_settlement_lag: durationOrNull, listing_lag: durationOrNull },
-    },
-    citations: {
-      type: "array",
-      minItems: 1,
-      items: { type: "string", maxLength: 2000, pattern: "^[A-Za-z][A-Za-z0-9+.-]*:\\S+$" },
-    },
-    evidence_quality: { enum: ["VF", "EI"] },
-    compensation_hook: {
-      anyOf: [{ type: "null" }, { type: "string", minLength: 1, maxLength: 200 }],
-    },
-    attribution: {
-      type: "object",
-      additionalProperties: false,
-      required: ["modes"],
-      properties: {
-        modes: {
-          type: "array",
-          minItems: 1,
-          uniqueItems: true,
-          items: { enum: [...ATTRIBUTION_MODES] },
-        },
-        fields: { type: "array", items: { type: "string", minLength: 1, maxLength: 200 } },
-        notes: { type: "string", maxLength: 2000 },
-      },
-    },
-  },
-  $defs: { duration: { type: "string", pattern: DURATION_PATTERN } },
-} as const;
-
-let validator: ValidateFunction | null = null;
+/**
+ * The schema compiled at build time (scripts/compile-declaration-validator.mjs): refused at
+ * load if it was compiled from another schema than this one (a source edited after the build).
+ */
 function schemaValidator(): ValidateFunction {
-  validator ??= new Ajv2020({ allErrors: false, strict: true }).compile(
-    CAPABILITY_DECLARATION_SCHEMA,
-  );
-  return validator;
+  if (!compiledValidatorChecked) {
+    const digest = createHash("sha256")
+      .update(JSON.stringify(CAPABILITY_DECLARATION_SCHEMA))
+      .digest("hex");
+    if (digest !== COMPILED_SCHEMA_DIGEST)
+      throw new IrrevonError(
+        "internal",
+        "the compiled declaration validator is of another schema than adapters/declaration-schema; run npm run build",
+        { details: { compiled: COMPILED_SCHEMA_DIGEST, schema: digest } },
+      );
+    compiledValidatorChecked = true;
+  }
+  return compiledValidator as ValidateFunction;
 }
+
+let compiledValidatorChecked = false;
 
 interface InvalidExtra {
   /** JSON pointer of the offending field when it differs from `path` (missing or unknown member). */

@@ -8,9 +8,11 @@
  * That is exactly-once for the runtime's own state and at-least-once for the destination:
  * against a C2 destination, which ignores idempotency keys, the retry after a lost response
  * creates a second effect. The demo and the benchmark use it as the contrast arm.
- * Imports: node built-ins only.
+ * Each call is one node:http exchange (adapters/http-kit): no connection pool, so nothing of
+ * the runtime outlives its calls. Imports: adapters/http-kit.
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { DEFAULT_MAX_RESPONSE_BYTES, nodeHttpTransport } from "../../adapters/http-kit.js";
 
 /** One journal line. `started` is written before the call, `completed` after a response. */
 export type JournalEntry =
@@ -89,38 +91,38 @@ export class B5DurableJournalRuntime {
   }
 
   async #call(operationId: string, effectType: string, payload: unknown): Promise<ActivityOutcome> {
-    try {
-      const notify = this.#options.endpoint === "notify";
-      const response = await fetch(new URL(notify ? "/notify" : "/effects", this.#options.destinationUrl), {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        // The key is sent; a C2 destination does not honour it (a C3 one cannot take it).
-        body: JSON.stringify(
-          notify
-            ? { effect_type: effectType, payload }
-            : { effect_type: effectType, payload, client_ref: operationId, idempotency_key: operationId },
-        ),
-        signal: AbortSignal.timeout(this.#options.deadlineMs ?? 5_000),
-      });
-      const text = await response.text();
-      let body: unknown = null;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = { unparseable_body: true };
-      }
-      if (response.status >= 500) {
-        const reason = `http_${response.status}`;
-        this.#append({ kind: "failed_transport", operationId, reason });
-        return { kind: "response_lost", reason };
-      }
-      this.#append({ kind: "completed", operationId, status: response.status, body });
-      return { kind: "completed", status: response.status, body };
-    } catch (error) {
-      const reason = error instanceof Error ? error.name : "unknown";
+    const notify = this.#options.endpoint === "notify";
+    const exchange = await nodeHttpTransport({
+      method: "POST",
+      url: new URL(notify ? "/notify" : "/effects", this.#options.destinationUrl).toString(),
+      headers: { "content-type": "application/json" },
+      // The key is sent; a C2 destination does not honour it (a C3 one cannot take it).
+      body: JSON.stringify(
+        notify
+          ? { effect_type: effectType, payload }
+          : { effect_type: effectType, payload, client_ref: operationId, idempotency_key: operationId },
+      ),
+      deadlineMs: this.#options.deadlineMs ?? 5_000,
+      maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+    });
+    if (exchange.kind !== "response") {
+      const reason = exchange.kind === "transport_error" ? exchange.errorCode : exchange.kind;
       this.#append({ kind: "failed_transport", operationId, reason });
       return { kind: "response_lost", reason };
     }
+    let body: unknown = null;
+    try {
+      body = JSON.parse(exchange.bodyText ?? "");
+    } catch {
+      body = { unparseable_body: true };
+    }
+    if (exchange.status >= 500) {
+      const reason = `http_${exchange.status}`;
+      this.#append({ kind: "failed_transport", operationId, reason });
+      return { kind: "response_lost", reason };
+    }
+    this.#append({ kind: "completed", operationId, status: exchange.status, body });
+    return { kind: "completed", status: exchange.status, body };
   }
 
   #append(entry: JournalEntry): void {

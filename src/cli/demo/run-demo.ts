@@ -106,14 +106,23 @@ function withDatabase(url: string, name: string): string {
 const DEMO_TEMPLATE_LOCK = advisoryLockKey("irrevon:demo-template");
 const DEMO_TEMPLATE_PREFIX = "irrevon_demo_template_";
 
+/** The demo's database on the server at `url`: `irrevon_demo_s<seed>`. */
+function demoDatabaseUrl(url: string, seed: number): string {
+  return withDatabase(url, demoDatabaseName(seed));
+}
+
+function demoDatabaseName(seed: number): string {
+  return `irrevon_demo_s${seed}`;
+}
+
 /**
- * Creates (or re-creates) the demo's own database on a server and returns its URL. It is a copy
- * of a migrated template, `irrevon_demo_template_<hash of the migration set>`, made by the first
- * demo on that server (templates of other migration sets are dropped then): copying is one
- * statement, where migrating a new database ran every migration at every demo (~0.5–1 s).
+ * Creates (or re-creates) the demo's own database on a server (at `demoDatabaseUrl`). It is a
+ * copy of a migrated template, `irrevon_demo_template_<hash of the migration set>`, made by the
+ * first demo on that server (templates of other migration sets are dropped then): copying is
+ * one statement, where migrating a new database ran every migration at every demo (~0.5–1 s).
  */
-async function freshServerDatabase(url: string, seed: number): Promise<string> {
-  const name = `irrevon_demo_s${seed}`;
+async function freshServerDatabase(url: string, seed: number): Promise<void> {
+  const name = demoDatabaseName(seed);
   const template = `${DEMO_TEMPLATE_PREFIX}${migrationsHash()}`;
   const { default: pg } = await import("pg");
   const admin = new pg.Client({ connectionString: url });
@@ -129,16 +138,20 @@ async function freshServerDatabase(url: string, seed: number): Promise<string> {
       );
       for (const { datname } of stale.rows)
         await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE ${template}`);
+      // Migrated under another name and renamed once complete: a template that exists is
+      // whole, even if a demo building one was killed, so its copies need no migration run.
+      const building = `${template}_building`;
+      await admin.query(`CREATE DATABASE ${building}`);
       try {
-        const root = await openPrivileged({ databaseUrl: withDatabase(url, template) });
+        const root = await openPrivileged({ databaseUrl: withDatabase(url, building) });
         try {
           await migrate(root);
         } finally {
           await root.close();
         }
+        await admin.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
       } catch (e) {
-        await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+        await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
         throw e;
       }
     }
@@ -147,7 +160,6 @@ async function freshServerDatabase(url: string, seed: number): Promise<string> {
   } finally {
     await admin.end();
   }
-  return withDatabase(url, name);
 }
 
 /** What a demo run leaves in its working directory: nothing else is ever deleted. */
@@ -201,25 +213,24 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     if (options.leg !== "b5") {
       const dataDir = join(options.workDir, "ledger");
       let ledgerEnv: Record<string, string>;
+      let prepareLedger: () => Promise<void>;
       if (options.databaseUrl === undefined) {
         // The first engine child creates the ledger from the migrated image.
         ledgerEnv = { IRREVON_DATA_DIR: dataDir };
         database = `embedded ${dataDir}`;
         ledger = { dataDir };
+        prepareLedger = () => Promise.resolve();
       } else {
-        const url = await freshServerDatabase(options.databaseUrl, options.seed);
-        // A copy of a current template: one transaction that finds nothing to apply.
-        const root = await openPrivileged({ databaseUrl: url });
-        try {
-          await migrate(root);
-        } finally {
-          await root.close();
-        }
+        const serverUrl = options.databaseUrl;
+        const url = demoDatabaseUrl(serverUrl, options.seed);
+        // A copy of a whole template of this migration set: the engine child that opens it
+        // checks that its schema is current (and refuses it otherwise).
+        prepareLedger = () => freshServerDatabase(serverUrl, options.seed);
         ledgerEnv = { IRREVON_DATABASE_URL: url };
         database = `postgres ${redactUrl(url)}`;
         ledger = { databaseUrl: url };
       }
-      irrevonLeg = await runIrrevonLeg(server.url, refdest, ledgerEnv, note);
+      irrevonLeg = await runIrrevonLeg(server.url, refdest, ledgerEnv, prepareLedger, note);
     }
 
     if (options.leg !== "irrevon") {
@@ -259,10 +270,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
 type Note = (leg: "irrevon" | "b5", name: string, detail: Record<string, unknown>) => void;
 
+/**
+ * The Irrevon leg. Both engine children are spawned first, as standbys (code loaded, nothing
+ * opened), so their start overlaps `prepareLedger` (on a server: copying the demo's database
+ * from its template); the first takes over once the ledger is ready, the second only after the
+ * first is killed.
+ */
 async function runIrrevonLeg(
   refdestUrl: string,
   refdest: Refdest,
   ledgerEnv: Record<string, string>,
+  prepareLedger: () => Promise<void>,
   note: Note,
 ): Promise<IrrevonLegSummary> {
   const env = {
@@ -271,7 +289,7 @@ async function runIrrevonLeg(
     IRREVON_REFDEST_TIER: "C2",
     IRREVON_WORKER_ID: "demo-engine-1",
   };
-  const first = EngineChildClient.start(env);
+  const first = EngineChildClient.standby(env);
   // The replacement process is spawned now as a warm spare (code loaded, nothing opened) and
   // takes over only after the first is killed: the crash and the recovery are unchanged, the
   // demo just does not wait for a second cold start.
@@ -279,6 +297,8 @@ async function runIrrevonLeg(
   try {
     const second = EngineChildClient.standby({ ...env, IRREVON_WORKER_ID: "demo-engine-2" });
     spare = second;
+    await prepareLedger();
+    await first.takeOver();
     await first.expectLine("RECOVERY DONE");
     await first.expectLine("READY");
     const registered = await first.command(
