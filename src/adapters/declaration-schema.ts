@@ -3,7 +3,7 @@
  * 2020-12) and the constants it names. No imports: `scripts/compile-declaration-validator.mjs`
  * compiles this schema into a standalone validator at build time
  * (`declaration-validator.generated.ts`), so an engine does not load a schema compiler when
- * it starts. adapters/declaration checks at load that the compiled validator is of this schema.
+ * it starts. adapters/declaration checks, on its first validation, that the compiled validator is of this schema.
  */
 
 /** Attribution modes, strongest first; a declaration lists its modes in this order. */

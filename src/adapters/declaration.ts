@@ -30,8 +30,9 @@ export {
 } from "./declaration-schema.js";
 
 /**
- * The schema compiled at build time (scripts/compile-declaration-validator.mjs): refused at
- * load if it was compiled from another schema than this one (a source edited after the build).
+ * The schema compiled at build time (scripts/compile-declaration-validator.mjs): refused on its
+ * first use if it was compiled from another schema than this one (a source edited after the
+ * build).
  */
 function schemaValidator(): ValidateFunction {
   if (!compiledValidatorChecked) {

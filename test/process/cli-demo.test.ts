@@ -4,7 +4,7 @@
  * on the demo's ledger shows SETTLED_COMMITTED, the CONFIRMED_UNIQUE finding citing its
  * probe, the parameter variant and the dedup denial, with stable-id values as digests.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -75,6 +75,26 @@ describe("irrevon demo [pglite]", () => {
     expect(leg.code).toBe(2);
     expect((jsonOf(leg) as { error: { code: string } }).error.code).toBe("usage");
   });
+});
+
+describe("irrevon demo seed", () => {
+  it("comes from --seed, else the configuration's [demo] seed; a configuration that does not parse is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "irrevon-demo-seed-"));
+    writeFileSync(join(dir, "irrevon.toml"), 'schema_version = "1"\n\n[demo]\nseed = 7\n');
+    // The B5 leg alone: no engine process, and the seed is in the summary either way.
+    const demo = (extra: string[]) =>
+      runCli(["demo", "--json", "--leg", "b5", "--no-artifact", "--dir", join(dir, "demo"), ...extra], { cwd: dir, env: { IRREVON_CONFIG: "" } });
+    const fromConfig = await demo([]);
+    expect(fromConfig.code, fromConfig.stderr).toBe(0);
+    expect(jsonOf(fromConfig)).toMatchObject({ seed: 7, contrast_holds: true });
+    const fromFlag = await demo(["--seed", "9"]);
+    expect(fromFlag.code, fromFlag.stderr).toBe(0);
+    expect(jsonOf(fromFlag)).toMatchObject({ seed: 9 });
+    writeFileSync(join(dir, "broken.toml"), 'schema_version = "1"\n\n[demo]\nseed = "seven"\n');
+    const broken = await demo(["--config", join(dir, "broken.toml")]);
+    expect(broken.code).toBe(2);
+    expect((jsonOf(broken) as { error: { code: string } }).error.code).toBe("config_invalid");
+  }, 60_000);
 });
 
 describe.skipIf(SKIP_POSTGRES)("irrevon demo [postgres]", () => {

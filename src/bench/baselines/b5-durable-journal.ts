@@ -9,10 +9,11 @@
  * against a C2 destination, which ignores idempotency keys, the retry after a lost response
  * creates a second effect. The demo and the benchmark use it as the contrast arm.
  * Each call is one node:http exchange (adapters/http-kit): no connection pool, so nothing of
- * the runtime outlives its calls. Imports: adapters/http-kit.
+ * the runtime outlives its calls. A failed call is journaled with the transport's reason
+ * (`timeout`, `ECONNRESET`, `ERR_TRUNCATED`, `http_5xx`, …). Imports: node:fs, adapters/http-kit.
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import { DEFAULT_MAX_RESPONSE_BYTES, nodeHttpTransport } from "../../adapters/http-kit.js";
+import { nodeHttpTransport, type HttpExchange } from "../../adapters/http-kit.js";
 
 /** One journal line. `started` is written before the call, `completed` after a response. */
 export type JournalEntry =
@@ -92,19 +93,28 @@ export class B5DurableJournalRuntime {
 
   async #call(operationId: string, effectType: string, payload: unknown): Promise<ActivityOutcome> {
     const notify = this.#options.endpoint === "notify";
-    const exchange = await nodeHttpTransport({
-      method: "POST",
-      url: new URL(notify ? "/notify" : "/effects", this.#options.destinationUrl).toString(),
-      headers: { "content-type": "application/json" },
-      // The key is sent; a C2 destination does not honour it (a C3 one cannot take it).
-      body: JSON.stringify(
-        notify
-          ? { effect_type: effectType, payload }
-          : { effect_type: effectType, payload, client_ref: operationId, idempotency_key: operationId },
-      ),
-      deadlineMs: this.#options.deadlineMs ?? 5_000,
-      maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
-    });
+    let exchange: HttpExchange;
+    try {
+      exchange = await nodeHttpTransport({
+        method: "POST",
+        url: new URL(notify ? "/notify" : "/effects", this.#options.destinationUrl).toString(),
+        headers: { "content-type": "application/json" },
+        // The key is sent; a C2 destination does not honour it (a C3 one cannot take it).
+        body: JSON.stringify(
+          notify
+            ? { effect_type: effectType, payload }
+            : { effect_type: effectType, payload, client_ref: operationId, idempotency_key: operationId },
+        ),
+        deadlineMs: this.#options.deadlineMs ?? 5_000,
+        // A runtime like this one reads whatever body comes back: no size cap.
+        maxResponseBytes: Number.MAX_SAFE_INTEGER,
+      });
+    } catch (error) {
+      // A request that could not even be built (a bad URL, an unserialisable payload).
+      const reason = error instanceof Error ? error.name : "unknown";
+      this.#append({ kind: "failed_transport", operationId, reason });
+      return { kind: "response_lost", reason };
+    }
     if (exchange.kind !== "response") {
       const reason = exchange.kind === "transport_error" ? exchange.errorCode : exchange.kind;
       this.#append({ kind: "failed_transport", operationId, reason });

@@ -9,12 +9,14 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { IrrevonError } from "../../core/errors.js";
 import { checkDemoDir, runDemo, type DemoEvent, type DemoLeg } from "../demo/run-demo.js";
+import { loadConfig } from "../config.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { CLI_SCHEMA_VERSION, requestExit, writeHuman, writeJson } from "../output.js";
 import { checkOutputFile } from "../output-paths.js";
 
 interface DemoFlags {
-  readonly seed: string;
+  readonly seed?: string;
+  readonly config?: string;
   readonly leg: string;
   readonly databaseUrl?: string;
   readonly json?: boolean;
@@ -47,7 +49,8 @@ export function register(program: Command): void {
   program
     .command("demo")
     .description("run the flagship demo: a lost response, a crash, recovery by evidence, a re-synthesized retry denied; vs a durable-journal runtime")
-    .option("--seed <n>", "seed of the reference destination", "42")
+    .option("--seed <n>", "seed of the reference destination (default: [demo] seed of the configuration, else 42)")
+    .option("--config <file>", "configuration file for [demo] seed (default: $IRREVON_CONFIG or the nearest irrevon.toml)")
     .option("--leg <leg>", "irrevon | b5 | both", "both")
     .option("--database-url <url>", "run the Irrevon leg on a Postgres server (a fresh database irrevon_demo_s<seed>)")
     .option("--dir <dir>", "demo working directory, recreated on every run", ".irrevon/demo")
@@ -57,7 +60,7 @@ export function register(program: Command): void {
     .option("--port <n>", "workbench port with --serve", "5180")
     .option("--json", "print one summary object on stdout")
     .action(async (flags: DemoFlags) => {
-      if (!/^\d{1,9}$/.test(flags.seed)) throw new IrrevonError("usage", "--seed must be an integer from 0 to 999999999", { details: { flag: "--seed" } });
+      if (flags.seed !== undefined && !/^\d{1,9}$/.test(flags.seed)) throw new IrrevonError("usage", "--seed must be an integer from 0 to 999999999", { details: { flag: "--seed" } });
       if (flags.leg !== "irrevon" && flags.leg !== "b5" && flags.leg !== "both") {
         throw new IrrevonError("usage", "--leg must be irrevon, b5 or both", { details: { flag: "--leg" } });
       }
@@ -67,12 +70,15 @@ export function register(program: Command): void {
       if (!/^\d{1,5}$/.test(flags.port) || Number(flags.port) > 65_535) {
         throw new IrrevonError("usage", "--port must be an integer from 0 to 65535", { details: { flag: "--port" } });
       }
+      // The flag, else the configuration's [demo] seed (a configuration that does not parse is
+      // refused, as for every command that reads it), else 42.
+      const seed = flags.seed !== undefined ? Number(flags.seed) : loadConfig(flags.config).config.demo.seed;
       checkDemoDir(resolve(flags.dir));
       if (flags.artifact !== false) checkOutputFile(flags.artifact, "--artifact");
       const json = flags.json === true;
       if (!json) writeHuman("irrevon demo — order 9410 against the reference destination (C2: queryable, no idempotency keys)");
       const { summary, events, ledger } = await runDemo({
-        seed: Number(flags.seed),
+        seed,
         leg: flags.leg as DemoLeg,
         workDir: resolve(flags.dir),
         ...(flags.databaseUrl === undefined ? {} : { databaseUrl: flags.databaseUrl }),

@@ -90,11 +90,16 @@ export class EngineChildClient {
         return (line ?? "").slice(prefix.length).trim();
       }
       if (this.#exited !== null) {
+        // A child that refused to start (e.g. a ledger whose schema is not current) said why.
+        const refused = this.#lines.find((l) => l.startsWith("REFUSED "));
         throw new IrrevonError(
           "internal",
-          `engine child exited (code ${String(this.#exited.code)}, signal ${String(this.#exited.signal)}) before printing '${prefix}'`,
+          `engine child exited (code ${String(this.#exited.code)}, signal ${String(this.#exited.signal)}) before printing '${prefix}'${refused === undefined ? "" : `: ${refused}`}`,
           {
-            details: { stderr: this.stderrTail.join("").slice(-2000) },
+            details: {
+              stderr: this.stderrTail.join("").slice(-2000),
+              ...(refused === undefined ? {} : { refused: refused.slice("REFUSED ".length) }),
+            },
           },
         );
       }

@@ -11,8 +11,9 @@
  *
  * Embedded, this process never opens PGlite itself: the first engine child creates the ledger
  * as a clone of the migrated image (db/pglite-image) and the second reopens it, so at most one
- * PGlite instance is alive at a time and none of them runs initdb. The second child is spawned
- * with the first as a standby (code loaded, nothing opened) and boots only after the kill.
+ * PGlite instance is alive at a time and none of them runs initdb. Both children are spawned
+ * first as standbys (code loaded, nothing opened): the first boots once the ledger is ready, the
+ * second only after the first is killed.
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
