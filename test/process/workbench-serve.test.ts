@@ -12,10 +12,9 @@ import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { DbRole } from "../../src/db/db.js";
 import { openDatabase } from "../../src/db/open.js";
-import { REPO_ROOT, TSX_IMPORT } from "../support/cli.js";
+import { CLI_ENTRY, REPO_ROOT } from "../support/cli.js";
 import { openTestLedger, SKIP_POSTGRES, type TestLedger } from "../support/databases.js";
 
-const ENTRY = join(REPO_ROOT, "src/cli/main.ts");
 /**
  * Each test starts `node --import tsx` children (tsx compiles the CLI on start) and the
  * embedded test also opens PGlite twice (the clone here, the child's reopen): ~10 s of CPU
@@ -34,7 +33,7 @@ function serve(args: readonly string[]): Promise<Served> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      ["--import", TSX_IMPORT, ENTRY, "serve", "--json", "--port", "0", ...args],
+      [...CLI_ENTRY, "serve", "--json", "--port", "0", ...args],
       {
         cwd: REPO_ROOT,
         env: { ...process.env, NO_COLOR: "1", DATABASE_URL: "" },
@@ -115,7 +114,7 @@ describe("irrevon serve", () => {
   it("refuses a missing embedded ledger (exit 3) and a bad port (exit 2) before binding", async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string }>((done) => {
-        const child = spawn(process.execPath, ["--import", TSX_IMPORT, ENTRY, ...args], {
+        const child = spawn(process.execPath, [...CLI_ENTRY, ...args], {
           cwd: REPO_ROOT,
           stdio: ["ignore", "pipe", "pipe"],
         });

@@ -1,5 +1,5 @@
 /**
- * `irrevon worker` as a real process (node --import tsx src/cli/main.ts worker …) against a
+ * `irrevon worker` as a real process (the CLI as test/support/cli starts it) against a
  * reference destination server:
  *   - embedded ledger: a backlog of AMBIGUOUS effects is drained, the health file shows the
  *     gauges, JSON log lines come from the closed catalog, a second worker on the same data
@@ -22,7 +22,7 @@ import { DbRole } from "../../src/db/db.js";
 import { openDatabase } from "../../src/db/open.js";
 import { createRefdest, startRefdestServer, type RefdestServer } from "../../src/refdest/index.js";
 import { expectAuditClean } from "../support/audit.js";
-import { REPO_ROOT, TSX_IMPORT } from "../support/cli.js";
+import { CLI_ENTRY } from "../support/cli.js";
 import { openTestLedger, SKIP_POSTGRES, type TestLedger } from "../support/databases.js";
 
 const CONFIG = `schema_version = "1"
@@ -50,7 +50,7 @@ function startWorker(
 ): WorkerProcess {
   const child = spawn(
     process.execPath,
-    ["--import", TSX_IMPORT, join(REPO_ROOT, "src/cli/main.ts"), "worker", ...args],
+    [...CLI_ENTRY, "worker", ...args],
     {
       cwd,
       env: { ...process.env, NO_COLOR: "1", DATABASE_URL: "", IRREVON_LOG_FILE: "", ...env },

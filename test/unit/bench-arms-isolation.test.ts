@@ -14,6 +14,7 @@ import { buildDevSplit } from "../../src/bench/fixtures/dev-split.js";
 import { buildExtSplit, DEFAULT_EXT_FIXTURES_DIR } from "../../src/bench/fixtures/ext-split.js";
 import { diffSplit, loadSplit } from "../../src/bench/fixtures/split-dir.js";
 import { episodeFor } from "../../src/bench/faults/episode.js";
+import { CLI_ENTRY } from "../support/cli.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DEPCRUISE = join(ROOT, "node_modules", ".bin", "depcruise");
@@ -86,7 +87,7 @@ describe("fixture splits", () => {
   it("irrevon bench fixtures --verify --split ext passes on the extension split", () => {
     const verify = (...extra: string[]): { verified: boolean; root_hash: string; split: string } =>
       JSON.parse(
-        execFileSync(process.execPath, ["--import", import.meta.resolve("tsx"), "src/cli/main.ts", "bench", "fixtures", "--verify", "--json", ...extra], {
+        execFileSync(process.execPath, [...CLI_ENTRY, "bench", "fixtures", "--verify", "--json", ...extra], {
           cwd: ROOT,
           encoding: "utf8",
         }),

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { setOutputStreams } from "../../src/cli/output.js";
 import { runCli } from "../../src/cli/run.js";
 import { C2_CELLS, matrix, results } from "./helpers/bench-results.js";
+import { CLI_ENTRY } from "../support/cli.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const REFERENCE_ROOT = "c214af121c88bf6685d9c5fede168a9d00cb4b140419486920f77e0ab393ed06";
@@ -35,7 +36,7 @@ async function cli(args: string[]): Promise<{ status: number; stdout: string; st
 }
 
 function childCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  const result = spawnSync(process.execPath, [...CLI_ENTRY, ...args], {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1" },

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { V2_INTENT_ID, validContract } from "./helpers/contracts.js";
+import { CLI_ENTRY } from "../support/cli.js";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -15,7 +16,7 @@ function cli(
   args: string[],
   stdin?: string,
 ): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  const result = spawnSync(process.execPath, [...CLI_ENTRY, ...args], {
     cwd: root,
     input: stdin ?? "",
     encoding: "utf8",

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validContract } from "./helpers/contracts.js";
+import { CLI_ENTRY } from "../support/cli.js";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -18,7 +19,7 @@ interface Envelope {
 function identity(stdin: string): { status: number | null; envelope: Envelope } {
   const result = spawnSync(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "identity", "--json"],
+    [...CLI_ENTRY, "identity", "--json"],
     { cwd: root, input: stdin, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
   );
   return { status: result.status, envelope: JSON.parse(result.stdout) as Envelope };
