@@ -108,17 +108,26 @@ export function parseConfig(text: string, source: string): IrrevonConfig {
   }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue?.path.join(".") ?? "";
-    const key =
-      issue?.code === "unrecognized_keys" ? [path, ...issue.keys].filter((p) => p.length > 0).join(".") : path;
-    const message =
-      issue?.code === "unrecognized_keys"
-        ? `${source}: unknown key '${key}' (remove it or check its spelling)`
-        : `${source}: '${key}' ${issue?.message ?? "is invalid"}`;
-    throw new IrrevonError("config_invalid", message, { details: { source, key, issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), code: i.code })) } });
+    const issues = parsed.error.issues;
+    const described = issues.map(describeIssue);
+    const shown = described.slice(0, 3).map((d) => d.text);
+    if (described.length > 3) shown.push(`and ${described.length - 3} more`);
+    // Every problem is named, not only the first (an unknown key next to a missing
+    // schema_version used to be reported as the version alone).
+    throw new IrrevonError("config_invalid", `${source}: ${shown.join("; ")}`, {
+      details: { source, key: described[0]?.key ?? "", issues: issues.map((i) => ({ path: i.path.join("."), code: i.code })) },
+    });
   }
   return parsed.data;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): { key: string; text: string } {
+  const path = issue.path.join(".");
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => [path, k].filter((p) => p.length > 0).join("."));
+    return { key: keys[0] ?? path, text: keys.map((k) => `unknown key '${k}' (remove it or check its spelling)`).join("; ") };
+  }
+  return { key: path, text: `'${path}' ${issue.message}` };
 }
 
 /** Loads `explicitPath`, else IRREVON_CONFIG, else the nearest irrevon.toml, else defaults. */

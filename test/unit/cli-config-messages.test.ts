@@ -1,0 +1,41 @@
+/**
+ * A configuration that does not validate is refused naming every problem (up to three, then a
+ * count), each by its key: an unknown key is not hidden behind a missing schema_version.
+ */
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/cli/config.js";
+import { IrrevonError } from "../../src/core/errors.js";
+
+function refusal(text: string): IrrevonError {
+  try {
+    parseConfig(text, "irrevon.toml");
+  } catch (e) {
+    if (e instanceof IrrevonError) return e;
+    throw e;
+  }
+  throw new Error("configuration was accepted");
+}
+
+describe("configuration refusals", () => {
+  it("name an unknown key even when schema_version is missing too", () => {
+    const e = refusal("[worker]\ninterval_secs = 5\n");
+    expect(e.code).toBe("config_invalid");
+    expect(e.message).toContain("'schema_version'");
+    expect(e.message).toContain("unknown key 'worker.interval_secs'");
+    expect(e.details["key"]).toBe("schema_version");
+  });
+
+  it("name each unknown key of one table on its own", () => {
+    const e = refusal('schema_version = "1"\n[demo]\nseed = 1\nalpha = 1\nbeta = 2\n');
+    expect(e.message).toBe(
+      "irrevon.toml: unknown key 'demo.alpha' (remove it or check its spelling); unknown key 'demo.beta' (remove it or check its spelling)",
+    );
+    expect(e.details["key"]).toBe("demo.alpha");
+  });
+
+  it("show three problems and count the rest", () => {
+    const e = refusal('schema_version = "1"\n[demo]\nseed = "x"\n[worker]\ninterval_seconds = "y"\nsweep_interval_seconds = "z"\nhealth_file = 3\n');
+    expect(e.message).toMatch(/; and 1 more$/);
+    expect((e.details["issues"] as unknown[]).length).toBe(4);
+  });
+});
