@@ -199,5 +199,15 @@ describe("irrevon bench freeze / holdout", () => {
     expect(doc.commitment.plaintext_root_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(existsSync(join(outside, "archive-manifest.json"))).toBe(true);
     expect((await cli(["bench", "holdout", "--out", join(work, "h2"), "--master-seed", "xyz"])).status).toBe(2);
+    // From a subfolder of the repository, a folder beside it is still inside the repository.
+    const beside = join(root, "docs", "holdout-cli-test");
+    const fromSubfolder = spawnSync(process.execPath, [...CLI_ENTRY, "bench", "holdout", "--out", beside, "--master-seed", "a".repeat(64), "--json"], {
+      cwd: join(root, "bench"),
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    expect(fromSubfolder.status, fromSubfolder.stderr).toBe(4);
+    expect(JSON.parse(fromSubfolder.stdout)).toMatchObject({ field: "--out" });
+    expect(existsSync(beside)).toBe(false);
   });
 });

@@ -14,6 +14,39 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, relative, resolve, isAbsolute, sep } from "node:path";
 import { FREEZE_STAGES, verifyFreeze } from "./freeze.js";
 
+/**
+ * The repository the benchmark commands guard and read: the nearest folder at or above `start`
+ * holding `.git` (a folder, or a file in a worktree); in a tree without git metadata, the
+ * nearest holding this project's package.json (name "irrevon"); else `start` itself. A command
+ * run from a subfolder must not take that subfolder for the repository: holdout material
+ * written beside it would otherwise count as "outside".
+ */
+export function repositoryRoot(start: string): string {
+  return (
+    nearestAbove(start, (dir) => existsSync(join(dir, ".git"))) ??
+    nearestAbove(start, isIrrevonPackage) ??
+    resolve(start)
+  );
+}
+
+function nearestAbove(start: string, holds: (dir: string) => boolean): string | null {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    if (holds(dir)) return dir;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+function isIrrevonPackage(dir: string): boolean {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown }).name ===
+      "irrevon"
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** Why confirmatory mode is refused (never empty today; see the file header). */
 export function confirmatoryRefusals(repoRoot: string, splitFreezeStatus: string): string[] {
   const reasons: string[] = [];

@@ -15,6 +15,7 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { freezeDraftText, verifyFreeze, type FreezeStage } from "../../bench/integrity/freeze.js";
 import { generateHoldout, holdoutRefusal } from "../../bench/integrity/holdout.js";
+import { repositoryRoot } from "../../bench/integrity/integrity.js";
 import { IrrevonError } from "../../core/errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { emitResult, requestExit } from "../output.js";
@@ -49,7 +50,7 @@ function freeze(flags: FreezeFlags): void {
     );
   if ((flags.draftOut === undefined) === (flags.verify !== true))
     throw usage("--draft-out", "give exactly one of --draft-out FILE or --verify");
-  const root = process.cwd();
+  const root = repositoryRoot(process.cwd());
   if (flags.draftOut !== undefined) {
     if (existsSync(flags.draftOut))
       throw usage(
@@ -82,7 +83,7 @@ function freeze(flags: FreezeFlags): void {
 }
 
 function holdout(flags: HoldoutFlags): void {
-  const root = process.cwd();
+  const root = repositoryRoot(process.cwd());
   const refusal = holdoutRefusal(flags.out, root, flags.masterSeed);
   if (refusal?.kind === "usage") throw usage(refusal.field, refusal.message);
   if (refusal !== null) {

@@ -14,7 +14,7 @@
  */
 import type { Command } from "commander";
 import { armSpec } from "../../bench/arms/registry.js";
-import { confirmatoryRefusals } from "../../bench/integrity/integrity.js";
+import { confirmatoryRefusals, repositoryRoot } from "../../bench/integrity/integrity.js";
 import { renderPooled } from "../../bench/metrics/pool.js";
 import { buildReport, type ReportInputs } from "../../bench/report/report.js";
 import {
@@ -169,8 +169,8 @@ async function run(flags: RunFlags): Promise<void> {
     requestExit(EXIT_CODES.integrity.code);
     emitResult(
       flags.json === true,
-      { refused: confirmatoryRefusals(process.cwd(), "unfrozen-dev") },
-      `refused: confirmatory mode\n  ${confirmatoryRefusals(process.cwd(), "unfrozen-dev").join("\n  ")}`,
+      { refused: confirmatoryRefusals(repositoryRoot(process.cwd()), "unfrozen-dev") },
+      `refused: confirmatory mode\n  ${confirmatoryRefusals(repositoryRoot(process.cwd()), "unfrozen-dev").join("\n  ")}`,
     );
     return;
   }
@@ -184,7 +184,7 @@ async function run(flags: RunFlags): Promise<void> {
     arms,
     backend: REAL_BACKEND,
     postgresUrl,
-    root: process.cwd(),
+    root: repositoryRoot(process.cwd()),
     fresh: flags.fresh === true,
     ...(cells === undefined ? {} : { cells }),
     ...(replicates === undefined ? {} : { replicates }),
@@ -227,7 +227,7 @@ async function smoke(flags: {
     replicates: [0],
     backend: REAL_BACKEND,
     postgresUrl: process.env["IRREVON_TEST_PG_URL"] ?? null,
-    root: process.cwd(),
+    root: repositoryRoot(process.cwd()),
     onProgress: progress,
   });
   const results = collectResults(flags.out).filter((r) => r.validity.status === "VALID");
