@@ -111,28 +111,25 @@ export class B5DurableJournalRuntime {
       });
     } catch (error) {
       // A request that could not even be built (a bad URL, an unserialisable payload).
-      const reason = error instanceof Error ? error.name : "unknown";
-      this.#append({ kind: "failed_transport", operationId, reason });
-      return { kind: "response_lost", reason };
+      return this.#lost(operationId, error instanceof Error ? error.name : "unknown");
     }
-    if (exchange.kind !== "response") {
-      const reason = exchange.kind === "transport_error" ? exchange.errorCode : exchange.kind;
-      this.#append({ kind: "failed_transport", operationId, reason });
-      return { kind: "response_lost", reason };
-    }
+    if (exchange.kind !== "response")
+      return this.#lost(operationId, exchange.kind === "transport_error" ? exchange.errorCode : exchange.kind);
+    if (exchange.status >= 500) return this.#lost(operationId, `http_${exchange.status}`);
     let body: unknown = null;
     try {
       body = JSON.parse(exchange.bodyText ?? "");
     } catch {
       body = { unparseable_body: true };
     }
-    if (exchange.status >= 500) {
-      const reason = `http_${exchange.status}`;
-      this.#append({ kind: "failed_transport", operationId, reason });
-      return { kind: "response_lost", reason };
-    }
     this.#append({ kind: "completed", operationId, status: exchange.status, body });
     return { kind: "completed", status: exchange.status, body };
+  }
+
+  /** Journals a call whose answer never arrived (as the runtime sees it) and reports it lost. */
+  #lost(operationId: string, reason: string): ActivityOutcome {
+    this.#append({ kind: "failed_transport", operationId, reason });
+    return { kind: "response_lost", reason };
   }
 
   #append(entry: JournalEntry): void {

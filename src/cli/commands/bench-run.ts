@@ -167,10 +167,11 @@ async function run(flags: RunFlags): Promise<void> {
   const postgresUrl = flags.postgresUrl ?? process.env["IRREVON_TEST_PG_URL"] ?? null;
   if (flags.confirmatory === true) {
     requestExit(EXIT_CODES.integrity.code);
+    const refused = confirmatoryRefusals(repositoryRoot(process.cwd()), "unfrozen-dev");
     emitResult(
       flags.json === true,
-      { refused: confirmatoryRefusals(repositoryRoot(process.cwd()), "unfrozen-dev") },
-      `refused: confirmatory mode\n  ${confirmatoryRefusals(repositoryRoot(process.cwd()), "unfrozen-dev").join("\n  ")}`,
+      { refused },
+      `refused: confirmatory mode\n  ${refused.join("\n  ")}`,
     );
     return;
   }

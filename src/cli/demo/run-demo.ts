@@ -107,17 +107,13 @@ function withDatabase(url: string, name: string): string {
 const DEMO_TEMPLATE_LOCK = advisoryLockKey("irrevon:demo-template");
 const DEMO_TEMPLATE_PREFIX = "irrevon_demo_template_";
 
-/** The demo's database on the server at `url`: `irrevon_demo_s<seed>`. */
-function demoDatabaseUrl(url: string, seed: number): string {
-  return withDatabase(url, demoDatabaseName(seed));
-}
-
+/** The demo's database on a server: `irrevon_demo_s<seed>`. */
 function demoDatabaseName(seed: number): string {
   return `irrevon_demo_s${seed}`;
 }
 
 /**
- * Creates (or re-creates) the demo's own database on a server (at `demoDatabaseUrl`). It is a
+ * Creates (or re-creates) the demo's own database on a server (`demoDatabaseName`). It is a
  * copy of a migrated template, `irrevon_demo_template_<hash of the migration set>`, made by the
  * first demo on that server (templates of other migration sets are dropped then): copying is
  * one statement, where migrating a new database ran every migration at every demo (~0.5–1 s).
@@ -223,7 +219,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         prepareLedger = () => Promise.resolve();
       } else {
         const serverUrl = options.databaseUrl;
-        const url = demoDatabaseUrl(serverUrl, options.seed);
+        const url = withDatabase(serverUrl, demoDatabaseName(options.seed));
         // A copy of a whole template of this migration set: the engine child that opens it
         // checks that its schema is current (and refuses it otherwise).
         prepareLedger = () => freshServerDatabase(serverUrl, options.seed);
