@@ -287,6 +287,43 @@ describeEachBackend("derived indexes of open work", (backend) => {
     await expectAuditClean(ledger);
   });
 
+  it("a receipt asks the open findings whether its commit closes a resolution, not every finding", async () => {
+    ledger = await openTestLedger(backend);
+    // History: closed findings (a present answer's CONFIRMED_UNIQUE closes at once) and one
+    // open finding of another effect that no commit closes.
+    const settled = await effectAt(ledger.app, "SETTLED_COMMITTED");
+    for (let i = 0; i < 25; i++) await attachFinding(ledger.app, settled.effectId, "CONFIRMED_UNIQUE");
+    const dup = await attachFinding(ledger.app, settled.effectId, "DUPLICATE", { excess: 1 });
+    await resolve(ledger.app, dup, "OPEN", "ESCALATED_HUMAN");
+
+    const ex = await effectAt(ledger.app, "DISPATCHED");
+    const { rows: attempts } = await ledger.app.query<{ attempt_id: unknown }>(
+      "SELECT attempt_id FROM dispatch_attempts WHERE execution_id = $1",
+      [ex.executionId],
+    );
+    const read = await ledger.app.transaction(async (tx) => {
+      // The findings rows this session has read and not yet reported (every backend keeps
+      // them until it flushes its statistics, never inside a transaction), before and after.
+      const findingsRead = async (): Promise<number> => {
+        const { rows } = await tx.query<{ n: unknown }>(
+          `SELECT seq_tup_read + idx_tup_fetch AS n FROM pg_stat_xact_user_tables WHERE relname = 'findings'`,
+        );
+        return Number(rows[0]?.n ?? 0);
+      };
+      const before = await findingsRead();
+      const { rows } = await tx.query<{ r: { status: string; lifecycle: string; closes: boolean } }>(
+        `SELECT ledger_record_receipt($1, $2, 'OK', NULL, 'ref-1', NULL, '{}'::jsonb, 'sha256:e',
+                                      'dispatcher', NULL, NULL, 'SETTLED_COMMITTED', 'receipt_ok', 'dispatcher') AS r`,
+        [Number(attempts[0]?.attempt_id), ex.executionId],
+      );
+      return { result: rows[0]?.r, findingsRead: (await findingsRead()) - before };
+    });
+    expect(read.result).toMatchObject({ status: "recorded", lifecycle: "SETTLED_COMMITTED", closes: false });
+    // The check computed the status of all 26 findings before (a scan, three lookups each).
+    expect(read.findingsRead).toBe(0);
+    await expectAuditClean(ledger);
+  });
+
   it("open executions are exactly the DISPATCHED and AMBIGUOUS ones, listed and counted", async () => {
     ledger = await openTestLedger(backend);
     for (const state of ["SETTLED_COMMITTED", "SETTLED_FAILED", "CANCELLED", "PERSISTED"] as const)
