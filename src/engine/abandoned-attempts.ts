@@ -9,9 +9,10 @@
  */
 import { insertReceipt, recordOutcome } from "../ledger/record-outcome.js";
 import type { OpenAttempt } from "../ledger/open-work.js";
-import { leaseVerdict } from "../ledger/worker-leases.js";
+import { leaseCoverEnd, leaseVerdict } from "../ledger/worker-leases.js";
 import { sqlStateOf, withSavepoint } from "../ledger/sql-util.js";
 import { emit, type EngineContext } from "./context.js";
+import { engineTimeOf } from "./engine-time.js";
 
 /** Result of trying to close one open attempt. */
 export type CloseResult =
@@ -34,6 +35,14 @@ export async function closeIfAbandoned(
   if (verdict.isLive) return { closed: false, reason: "owner_live" };
   // A lease that is not live never becomes live again (renewal refuses it), so this verdict
   // cannot go stale between here and the write.
+  // A lease released or superseded before it ran out (a close() with a call in flight, a
+  // process gone, a forfeited lease) may still cover a call its holder sent: the destination
+  // can commit that call until the lease's cover ends, so the absence rule counts from there
+  // (the receipt's recorded_at would be too early: a false LOST, then a duplicate).
+  const coverEnd =
+    attempt.ownerWorkerId === null || attempt.fencingToken === null
+      ? null
+      : await leaseCoverEnd(ctx.db, attempt.ownerWorkerId, attempt.fencingToken);
   const evidence = {
     recovery: "abandoned open attempt",
     send_state: "unknown",
@@ -42,6 +51,12 @@ export async function closeIfAbandoned(
     lease_state: verdict.state,
     lease_expires_at: verdict.expiresAt,
     claimed_at: attempt.claimedAt,
+    ...(coverEnd === null
+      ? {}
+      : {
+          lease_cover_end: coverEnd,
+          commit_horizon_at: new Date(engineTimeOf(ctx, Date.parse(coverEnd))).toISOString(),
+        }),
   };
   const input = {
     attemptId: attempt.attemptId,

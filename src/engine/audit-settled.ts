@@ -19,13 +19,8 @@
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { attachFinding } from "../ledger/attach-finding.js";
-import { readAuditedExecutions } from "../ledger/audit-reads.js";
-import {
-  latestDestinationRef,
-  listAttempts,
-  listExecutions,
-  requireRecord,
-} from "../ledger/read-records.js";
+import { readAuditedExecutions, readCallsEndedByMs } from "../ledger/audit-reads.js";
+import { latestDestinationRef, listExecutions, requireRecord } from "../ledger/read-records.js";
 import { recordProbe } from "../ledger/record-probe.js";
 import { listFindings, type FindingState } from "../ledger/resolve-finding.js";
 import type { ExecutionFrontier } from "../ledger/types.js";
@@ -221,12 +216,13 @@ async function committedThenVanished(
   // ABSENT after a commit: only meaningful once the destination's reads have caught up.
   if (entry.statusLagSeconds === null)
     return { status: "inconclusive", probeId: p.probeId, reason: "lag_unbounded" };
-  const attempts = await listAttempts(ctx.db, p.execution.executionId);
-  const lastClaim = attempts[attempts.length - 1];
+  // Counted from when the calls ended (the commit happened by then), not from the claim: a
+  // call that ran long committed late, and reads may still lag behind it.
+  const endedByMs = await readCallsEndedByMs(ctx.db, p.execution.executionId);
   if (
-    lastClaim !== undefined &&
+    endedByMs !== null &&
     entry.statusLagSeconds > 0 &&
-    (await engineNowMs(ctx)) - Date.parse(lastClaim.claimedAt) < entry.statusLagSeconds * 1000
+    (await engineNowMs(ctx)) - endedByMs < entry.statusLagSeconds * 1000
   ) {
     return { status: "inconclusive", probeId: p.probeId, reason: "lag_not_elapsed" };
   }

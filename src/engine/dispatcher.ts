@@ -36,7 +36,7 @@ import type { ReceiptRow, WorkerLease } from "../ledger/types.js";
 import type { WireOutcome } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
 import { sendGated } from "./gated-send.js";
-import { commitHorizonMs, startWire } from "./engine-time.js";
+import { commitHorizonMs, startWire, wireElapsedMs } from "./engine-time.js";
 import { keepLateResult } from "./late-results.js";
 import { nextSlotPause, usesScopeSlot } from "./scope-slot.js";
 
@@ -344,6 +344,7 @@ export async function finishClaim(
   } else {
     wire = await sendGated(claim.allowed, entry.adapter, order, deadlineMs);
   }
+  const elapsedMs = wireElapsedMs(ctx, wireStart);
   await ctx.crash.hit("adapter.post_call");
   // An unknown outcome carries the instant the absence rule counts read lag from.
   const horizon =
@@ -373,7 +374,12 @@ export async function finishClaim(
       ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
       ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
       ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
-      evidence: { ...wire.evidence, deadline_ms: deadlineMs, ...horizon },
+      evidence: {
+        ...wire.evidence,
+        deadline_ms: deadlineMs,
+        call_elapsed_ms: elapsedMs,
+        ...horizon,
+      },
       recordedBy: "dispatcher",
       lease,
     },

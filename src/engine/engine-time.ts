@@ -57,6 +57,29 @@ function offsetSample(clock: Clock): { readonly offsetMs: number; readonly clock
   return { offsetMs: clockMs - Date.now(), clockMs };
 }
 
+/** Engine time elapsed from `start` to a host instant and the clock sample taken with it. */
+function elapsedBetween(
+  start: WireStart,
+  perfEndMs: number,
+  end: { readonly offsetMs: number; readonly clockMs: number | null },
+): number {
+  return start.clockMs !== null && end.clockMs !== null
+    ? end.clockMs - start.clockMs
+    : perfEndMs - start.perfMs + (end.offsetMs - start.offsetMs);
+}
+
+/**
+ * How long (engine time, whole ms rounded up) a wire call that started at `start` has taken
+ * until now, with no database read. Recorded in every receipt the dispatcher and a replay probe
+ * write, as `call_elapsed_ms`: the call ended no earlier than `claimed_at + call_elapsed_ms`
+ * (the claim commits before the call starts), in real time and under a test clock alike, which
+ * the receipt's own `recorded_at` (database time) does not show under a test clock.
+ */
+export function wireElapsedMs(ctx: Pick<EngineContext, "clock">, start: WireStart): number {
+  const perfEndMs = performance.now();
+  return Math.ceil(elapsedBetween(start, perfEndMs, offsetSample(ctx.clock)));
+}
+
 /** Marks the start of a wire call (no database read). */
 export function startWire(ctx: Pick<EngineContext, "clock">): WireStart {
   return { perfMs: performance.now(), ...offsetSample(ctx.clock) };
@@ -94,9 +117,6 @@ export async function commitHorizonMs(
   }
   // +1: the database reading is truncated to the millisecond (Date.parse), the elapsed time is not.
   const endMs = dbEndMs + 1 + end.offsetMs;
-  const elapsedMs =
-    start.clockMs !== null && end.clockMs !== null
-      ? end.clockMs - start.clockMs
-      : perfEndMs - start.perfMs + (end.offsetMs - start.offsetMs);
+  const elapsedMs = elapsedBetween(start, perfEndMs, end);
   return Math.ceil(Math.max(endMs, endMs - elapsedMs + deadlineMs));
 }

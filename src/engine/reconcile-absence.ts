@@ -9,10 +9,13 @@
  * An attempt's commit horizon is the latest instant the destination could still commit it:
  *   - `commit_horizon_at` from its receipt evidence (when present it is used as is), stamped by
  *     the dispatcher (or the replay probe) when the call ended: max(end of the wire call, start of the call + its deadline) —
- *     a dropped connection or a 5xx does not end the destination's work;
- *   - for a receipt without it (recovery closed an abandoned attempt, or an older ledger):
- *     max(receipt recorded_at, claimed_at + deadline_ms when the evidence has it). Recovery
- *     writes only after the owner's lease is gone, and a lease always outlives the owner's call;
+ *     a dropped connection or a 5xx does not end the destination's work; stamped by recovery
+ *     when it closes an abandoned attempt whose owner's lease was released or superseded before
+ *     it ran out: the end of that lease's cover (a call is sent only while the lease covers
+ *     its deadline, ledger/worker-leases `leaseCoverEnd`);
+ *   - for a receipt without it (recovery closed an abandoned attempt whose lease had run out,
+ *     or an older ledger): max(receipt recorded_at, claimed_at + deadline_ms when the evidence
+ *     has it). Recovery writes it only after the lease ran out, and the lease covered the call;
  *   - a late response (the call settled after the engine stopped waiting) moves it to the
  *     late response's recorded_at.
  * A receipt marked `call_unsettled` (the call outlived its deadline and the grace after the

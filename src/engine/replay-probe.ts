@@ -19,7 +19,7 @@ import type { DispatchOrder } from "../adapters/contract.js";
 import { claimReplayProbe, recordReplayOutcome } from "../ledger/claim-replay-probe.js";
 import { listAttempts } from "../ledger/read-records.js";
 import { emit } from "./context.js";
-import { commitHorizonMs, engineNowMs, startWire } from "./engine-time.js";
+import { commitHorizonMs, engineNowMs, startWire, wireElapsedMs } from "./engine-time.js";
 import { sendGated } from "./gated-send.js";
 import { keepLateResult } from "./late-results.js";
 import type { ReconcileOutcome, ReconcileStep } from "./reconcile-types.js";
@@ -112,6 +112,7 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
   };
   const wireStart = startWire(ctx);
   const wire = await sendGated(claim.allowed, entry.adapter, order, deadlineMs);
+  const elapsedMs = wireElapsedMs(ctx, wireStart);
   keepLateResult(ctx, wire, {
     attemptId: claim.attemptId,
     executionId: execution.executionId,
@@ -136,7 +137,13 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     ...(wire.failureKind === undefined ? {} : { failureKind: wire.failureKind }),
     ...(wire.destinationRef === undefined ? {} : { destinationRef: wire.destinationRef }),
     ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
-    evidence: { ...wire.evidence, replay_probe: true, deadline_ms: deadlineMs, ...horizon },
+    evidence: {
+      ...wire.evidence,
+      replay_probe: true,
+      deadline_ms: deadlineMs,
+      call_elapsed_ms: elapsedMs,
+      ...horizon,
+    },
     recordedBy: step.actor,
     lease,
     effectId,

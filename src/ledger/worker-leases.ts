@@ -79,7 +79,9 @@ export async function releaseWorker(db: Db, lease: WorkerLease): Promise<void> {
  * Releases every lease still live in the ledger; returns how many. Only for a ledger this
  * process owns exclusively (an embedded data directory under its lock): every such lease was
  * then left by a process that is gone, and releasing it lets a restart reuse its worker id at
- * once and lets recovery adjudicate its attempts without waiting for the lease to run out.
+ * once and lets recovery close its open attempts without waiting for the lease to run out.
+ * Their absence still counts only from the end of the lease's cover (`leaseCoverEnd`): a request
+ * the gone process had sent may still be committed by the destination until then.
  */
 export async function releaseLeasesOfGoneProcesses(db: Db): Promise<number> {
   const { rows } = await db.query<{ worker_id: string }>(
@@ -89,6 +91,26 @@ export async function releaseLeasesOfGoneProcesses(db: Db): Promise<number> {
       WHERE l.event <> 'release' AND l.expires_at > clock_timestamp()`,
   );
   return rows.length;
+}
+
+/**
+ * The latest expiry the lease `(workerId, token)` was ever granted (its registration and
+ * renewals; a release row only ends it early), when that is still ahead of the database clock:
+ * the instant until which its holder may have had a call in flight. Null when the lease has run
+ * out by now (or never existed). A claim sends only while its lease covers the call's deadline
+ * (the dispatcher's pre-send check), so no call made under the lease outlives this instant.
+ */
+export async function leaseCoverEnd(
+  q: Queryable,
+  workerId: string,
+  token: number,
+): Promise<string | null> {
+  const { rows } = await q.query<{ cover_end: string | null }>(
+    `SELECT CASE WHEN max(expires_at) > clock_timestamp() THEN ${isoSql("max(expires_at)")} END AS cover_end
+       FROM worker_leases WHERE worker_id = $1 AND fencing_token = $2 AND event <> 'release'`,
+    [workerId, token],
+  );
+  return rows[0]?.cover_end ?? null;
 }
 
 /** Why an owner's lease is not live, for recovery evidence. */

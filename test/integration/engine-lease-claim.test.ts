@@ -3,7 +3,8 @@
  * both backends. Staged at the adapter.pre_call seam: the claim's lease is released, another
  * worker's recovery closes the attempt as LOST and reconciles it, and the lease keeper's
  * heartbeat re-registers under a new token. The dispatcher must not send: the time left on
- * the keeper belongs to the new token, and recovery has already decided this attempt.
+ * the keeper belongs to the new token, and recovery has already decided this attempt. Its
+ * absence counts once the released lease's cover has ended: then it is LOST.
  */
 import { afterEach, expect, it } from "vitest";
 import { refdestDeclaration } from "../../src/adapters/declarations/refdest.js";
@@ -91,6 +92,11 @@ describeEachBackend("dispatcher: the claim's own lease", (backend) => {
       transportOutcome: "LOST",
       receiptId: null,
     });
+    // Recovery cannot know the call was never sent: the absence it proves counts only once the
+    // released lease's cover has ended (the lease the claim was made under).
+    expect(await zombie.status(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+    f.clock.advance(TIMING.leaseTtlMs + 1_000);
+    expect(await rescuer.reconcile(effectId)).toMatchObject({ status: "failed" });
     expect(await zombie.status(effectId)).toMatchObject({
       lifecycle: "SETTLED_FAILED",
       classification: "LOST",

@@ -115,10 +115,20 @@ describeEachBackend("engine: recovery and leases", (backend) => {
     expect(await f.irrevon.recover()).toMatchObject({ inFlight: 1 });
     const fresh = await registerWorker(f.ledger.app, "worker-restarted", 60_000, old.fencingToken);
     expect(fresh.fencingToken).toBeGreaterThan(old.fencingToken);
-    expect(await f.irrevon.recover()).toMatchObject({ closedAttempts: 1, adjudicated: 1 });
+    // Closed at once; its absence counts only once the superseded lease's cover has ended
+    // (the old token may have sent the call, and the destination may commit it until then).
+    expect(await f.irrevon.recover()).toMatchObject({
+      closedAttempts: 1,
+      adjudicated: 0,
+      parked: 1,
+    });
     const ev = await f.ledger.app.query<{ evidence: Record<string, unknown> }>(
       "SELECT evidence FROM dispatch_receipts",
     );
-    expect(ev.rows[0]?.evidence["lease_state"]).toBe("superseded");
+    expect(ev.rows[0]?.evidence).toMatchObject({ lease_state: "superseded" });
+    const coverEnd = Date.parse(String(ev.rows[0]?.evidence["lease_cover_end"]));
+    expect(coverEnd).toBeGreaterThan(Date.now() + 55_000);
+    f.clock.advance(61_000);
+    expect(await f.irrevon.recover()).toMatchObject({ closedAttempts: 0, adjudicated: 1 });
   });
 });

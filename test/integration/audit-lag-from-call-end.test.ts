@@ -1,0 +1,115 @@
+/**
+ * The audit of a COMMITTED effect counts the destination's read lag from when its call ended —
+ * the commit happened by then — not from the claim (docs/engine.md, "Audits"), on both
+ * backends. A destination with a declared 60 s read lag whose create takes 50 s (test clock)
+ * and commits at its end: an audit 65 s after the claim is only 15 s after the commit, so an
+ * ABSENT answer there is the lag, not a vanished order (before the fix: a CONTRADICTED
+ * `committed_then_vanished` finding on an order that exists). Once 60 s have passed since the
+ * call ended, an order that really is gone is reported.
+ */
+import { afterEach, expect, it } from "vitest";
+import type {
+  Adapter,
+  CapabilityDeclaration,
+  DispatchOrder,
+  QueryKey,
+} from "../../src/adapters/contract.js";
+import { loadDeclaration } from "../../src/adapters/declaration.js";
+import { REFDEST_C2_DECLARATION } from "../../src/adapters/declarations/refdest.js";
+import { manualClock, type ManualClock } from "../../src/engine/clock.js";
+import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
+import { openIrrevon, type Irrevon } from "../../src/engine/irrevon.js";
+import { expectAuditClean } from "../support/audit.js";
+import { describeEachBackend, openTestLedger, type TestLedger } from "../support/databases.js";
+import { orderContract } from "./engine-support.js";
+
+const LAG_S = 60;
+const CALL_MS = 50_000;
+
+/** Reads see an order LAG_S after its commit; `vanish()` deletes every order. */
+function laggingDestination(clock: ManualClock): { adapter: Adapter; vanish: () => void } {
+  const declaration: CapabilityDeclaration = loadDeclaration({
+    ...REFDEST_C2_DECLARATION,
+    adapter: "lagging-c2",
+    consistency: { status_settlement_lag: `PT${LAG_S}S`, listing_lag: `PT${LAG_S}S` },
+  });
+  let orders: { ref: string; clientRef: string; committedAtMs: number }[] = [];
+  const adapter = {
+    adapterId: "lagging-c2",
+    declare: () => declaration,
+    validatePayload: () => undefined,
+    async dispatch(order: DispatchOrder) {
+      clock.advance(CALL_MS); // the call takes 50 s; the order commits at its end
+      const ref = `ord_${orders.length + 1}`;
+      orders.push({ ref, clientRef: order.clientRef, committedAtMs: clock.now().getTime() });
+      return { transportOutcome: "OK" as const, destinationRef: ref, evidence: {} };
+    },
+    async statusQuery(key: QueryKey) {
+      const now = clock.now().getTime();
+      const visible = orders.filter(
+        (o) =>
+          now >= o.committedAtMs + LAG_S * 1000 &&
+          (key.kind === "destination_ref" ? o.ref : o.clientRef) === key.value,
+      );
+      return visible.length > 0
+        ? {
+            result: "PRESENT" as const,
+            nFound: visible.length,
+            destinationRefs: visible.map((o) => o.ref),
+            evidence: {},
+          }
+        : { result: "ABSENT" as const, nFound: 0, destinationRefs: [], evidence: {} };
+    },
+    async listEffects() {
+      return { effects: [], nextCursor: null };
+    },
+  };
+  return { adapter: adapter as unknown as Adapter, vanish: () => (orders = []) };
+}
+
+describeEachBackend("audit: read lag from the end of the call", (backend) => {
+  let ledger: TestLedger | undefined;
+  let engine: Irrevon | undefined;
+  afterEach(async () => {
+    await engine?.close();
+    engine = undefined;
+    if (ledger !== undefined) await expectAuditClean(ledger);
+    await ledger?.close();
+    ledger = undefined;
+  });
+
+  it("an ABSENT answer within the lag after a long call's commit is inconclusive; after it, a vanished order is reported", async () => {
+    ledger = await openTestLedger(backend);
+    const clock = manualClock();
+    const destination = laggingDestination(clock);
+    engine = await openIrrevon({
+      database: ledger.app,
+      adapters: [destination.adapter],
+      clock,
+      config: { dispatchDeadlineMs: 2_000, probeDeadlineMs: 2_000, leaseTtlMs: 600_000 },
+      workerId: "worker-audit",
+      crashPoints: NO_CRASH_POINTS,
+    });
+    const { effectId } = await engine.register(orderContract({ adapter_id: "lagging-c2" }));
+    expect(await engine.dispatch(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
+
+    clock.advance(15_000); // 65 s after the claim, 15 s after the commit
+    expect(await engine.audit(effectId)).toMatchObject({
+      status: "inconclusive",
+      reason: "lag_not_elapsed",
+    });
+    const findings = await ledger.app.query(
+      "SELECT finding_id FROM findings WHERE effect_id = $1",
+      [effectId],
+    );
+    expect(findings.rows).toEqual([]);
+
+    clock.advance(46_000); // 61 s after the commit: reads have caught up
+    destination.vanish();
+    expect(await engine.audit(effectId)).toMatchObject({
+      status: "finding",
+      classification: "CONTRADICTED",
+      direction: "committed_then_vanished",
+    });
+  });
+});
