@@ -3,7 +3,7 @@
  * `[FILE|-]`, and turns unreadable or unparsable input into typed errors (exit 2) that name
  * the problem. Imports: core.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { ContractInvalidError, ErrorCode, IrrevonError } from "../core/errors.js";
 import { scanJsonText } from "../core/json-text-scan.js";
 import { CONTRACT_BOUNDS } from "../core/preflight.js";
@@ -11,16 +11,40 @@ import { CONTRACT_BOUNDS } from "../core/preflight.js";
 /** Larger input is refused before parsing (the contract budget is far smaller anyway). */
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
-async function readStdin(): Promise<Buffer> {
+/** The refusal of input beyond MAX_INPUT_BYTES (exit 2). */
+function tooLarge(): ContractInvalidError {
+  return new ContractInvalidError(
+    `input is larger than ${MAX_INPUT_BYTES} bytes`,
+    "$",
+    "max_input_bytes",
+    "other",
+    {
+      limit_value: MAX_INPUT_BYTES,
+    },
+  );
+}
+
+/**
+ * Reads `stream` whole, or refuses it (`max_input_bytes`) as soon as it holds more than
+ * MAX_INPUT_BYTES: nothing beyond the limit is kept, whatever the source (a pipe, a device
+ * such as /dev/zero, a file growing while read).
+ */
+async function readBounded(stream: AsyncIterable<unknown>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
+  for await (const chunk of stream) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buffer.length;
-    if (size > MAX_INPUT_BYTES) break;
+    if (size > MAX_INPUT_BYTES) throw tooLarge();
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** Opens FILE for reading (an error opening it is reported by the caller, as reading is). */
+async function fileStream(file: string): Promise<AsyncIterable<unknown>> {
+  const handle = await open(file, "r");
+  return handle.createReadStream({ highWaterMark: 1024 * 1024 });
 }
 
 /** Reads FILE, or stdin for `-`/no argument. A terminal on stdin with no FILE is a usage error. */
@@ -34,8 +58,9 @@ export async function readInputText(file: string | undefined): Promise<string> {
   }
   let bytes: Buffer;
   try {
-    bytes = fromStdin ? await readStdin() : await readFile(file);
+    bytes = await readBounded(fromStdin ? process.stdin : await fileStream(file));
   } catch (error) {
+    if (error instanceof ContractInvalidError) throw error;
     const reason =
       (error as NodeJS.ErrnoException).code ??
       (error instanceof Error ? error.message : String(error));
@@ -43,17 +68,6 @@ export async function readInputText(file: string | undefined): Promise<string> {
       details: { file: file ?? "-", reason },
       cause: error,
     });
-  }
-  if (bytes.length > MAX_INPUT_BYTES) {
-    throw new ContractInvalidError(
-      `input is larger than ${MAX_INPUT_BYTES} bytes`,
-      "$",
-      "max_input_bytes",
-      "other",
-      {
-        limit_value: MAX_INPUT_BYTES,
-      },
-    );
   }
   const decoder = new TextDecoder("utf-8", { fatal: true });
   try {

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Adapter } from "../adapters/contract.js";
+import { checkCallerText, DECIDED_BY_MAX_CHARS } from "../core/caller-text.js";
 import { validateIntentContract } from "../core/contract.js";
 import type { IntentContractInput, NoAdvisoryKeys } from "../core/contract-input.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
@@ -399,6 +400,10 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
           { details: { field: "decidedBy/note" } },
         );
       }
+      checkCallerText(decision.decidedBy, "decidedBy", ErrorCode.resolution_invalid, {
+        max: DECIDED_BY_MAX_CHARS,
+      });
+      checkCallerText(decision.note, "note", ErrorCode.resolution_invalid);
       const latest = await latestExecution(db, effectId);
       if (latest?.frontier !== "AMBIGUOUS") {
         throw new IrrevonError(

@@ -18,7 +18,7 @@
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { ResolutionStatus } from "../core/state-tables.js";
-import { checkAuthorityInput } from "../ledger/append-authority.js";
+import { checkAuthorityInput, refuseExpiredAuthority } from "../ledger/append-authority.js";
 import { latestExecution, requireRecord } from "../ledger/read-records.js";
 import {
   beginRedispatch,
@@ -121,6 +121,8 @@ export async function redispatchFinding(
     stampedAt: evidence["stamped_at"] as string,
   });
   const record = await requireRecord(ctx.db, finding.effectId);
+  // Before the fresh probe and every write: an expired authority would be denied at the gate.
+  await refuseExpiredAuthority(ctx.db, record.scope, authority);
   if (actor === "policy_auto") {
     if (ctx.config.autoRedispatch[record.effectType] === undefined)
       throw invalid("no policy grant covers this effect type", {

@@ -14,6 +14,7 @@
  * makes the loser fail with `stale_state`, writing nothing. Advisory proposals are refused at
  * run time (I9). Imports: core, db, ledger, adapters, engine.
  */
+import { checkCallerEvidenceSize } from "../core/caller-text.js";
 import { rejectAdvisory } from "../core/advisory-guard.js";
 import type { NoAdvisoryKeys } from "../core/contract-input.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
@@ -86,6 +87,7 @@ function checkInput(
     throw invalid("a human resolution says why: evidence.note is required", {
       field: "evidence.note",
     });
+  checkCallerEvidenceSize(evidence, "evidence", ErrorCode.resolution_invalid);
 }
 
 /** Resolves finding `findingId` with `action` (see the file header). */

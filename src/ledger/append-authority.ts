@@ -7,7 +7,7 @@ import { ErrorCode, IrrevonError } from "../core/errors.js";
 import { isRfc3339, normalizeRfc3339 } from "../core/rfc3339.js";
 import type { Db, Queryable } from "../db/db.js";
 import { requireRecord } from "./read-records.js";
-import { toId } from "./sql-util.js";
+import { isoSql, toId } from "./sql-util.js";
 
 /** An authority stamp: who allowed the effect, and when. */
 export interface AuthorityInput {
@@ -34,6 +34,44 @@ export function checkAuthorityInput(
     });
   }
   return { authorityRef: ref, stampedAt: stamped };
+}
+
+/**
+ * Refuses (`code`, naming `stamped_at`) an authority stamp the gate would already find expired
+ * for a record in `scope`: its expiry is `stamped_at + max_age` of the scope's authority policy
+ * (else the default `*` policy), the rule of irrevon_claim_inputs (0050), checked against the
+ * database clock. For a stamp a dispatch is about to run under (a retry, a re-dispatch): it would
+ * be written, open an execution, and only then be denied at the gate; it is refused before
+ * anything is written instead. (`appendAuthority` does not ask: an operator may append an
+ * expired stamp on purpose, to withdraw an effect's authority.)
+ */
+export async function refuseExpiredAuthority(
+  q: Queryable,
+  scope: string,
+  input: AuthorityInput,
+): Promise<void> {
+  const { rows } = await q.query<{ expired: boolean; expires_at: string; max_age: string }>(
+    `SELECT now() > e.expiry AS expired, ${isoSql("e.expiry")} AS expires_at, e.max_age
+       FROM (SELECT $1::timestamptz + p.max_age AS expiry, p.max_age::text AS max_age
+               FROM authority_policies p WHERE p.scope_pattern IN ($2, '*')
+              ORDER BY (p.scope_pattern = $2) DESC, p.policy_id DESC LIMIT 1) e`,
+    [normalizeRfc3339(input.stampedAt), scope],
+  );
+  const row = rows[0];
+  if (row?.expired !== true) return;
+  throw new IrrevonError(
+    ErrorCode.resolution_invalid,
+    `the authority stamped at ${input.stampedAt} expired at ${row.expires_at} ` +
+      `(authority policy max_age ${row.max_age} for scope ${JSON.stringify(scope)}); stamp a fresh authority`,
+    {
+      details: {
+        field: "stamped_at",
+        stamped_at: input.stampedAt,
+        expires_at: row.expires_at,
+        max_age: row.max_age,
+      },
+    },
+  );
 }
 
 /** Appends inside the caller's transaction; returns the authority id. */

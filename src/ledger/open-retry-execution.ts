@@ -18,7 +18,12 @@
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { ExecutionOpener, LifecycleState } from "../core/state-tables.js";
 import type { Db, Queryable } from "../db/db.js";
-import { appendAuthorityIn, checkAuthorityInput, type AuthorityInput } from "./append-authority.js";
+import {
+  appendAuthorityIn,
+  checkAuthorityInput,
+  refuseExpiredAuthority,
+  type AuthorityInput,
+} from "./append-authority.js";
 import { readExecutionParameters } from "./claim-attempt.js";
 import { latestExecution, latestReceipt, requireRecord } from "./read-records.js";
 import { listFindings } from "./resolve-finding.js";
@@ -126,7 +131,9 @@ export async function openRetryExecution(
   const fresh = checkAuthorityInput(authority);
   checkRetryRecord(retry);
   return db.transaction(async (tx) => {
-    await requireRecord(tx, effectId, true);
+    const record = await requireRecord(tx, effectId, true);
+    // Before anything is written: a retry under an expired authority would be denied at the gate.
+    await refuseExpiredAuthority(tx, record.scope, fresh);
     const latest = await latestExecution(tx, effectId);
     const receipt = latest === null ? null : await latestReceipt(tx, latest.executionId);
     const settle =

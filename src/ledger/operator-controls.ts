@@ -3,6 +3,8 @@
  * GAP 11): add and lift deny-list entries, cancel a branch. All are appended facts; a lift
  * is a new row, never a delete. Imports: core, db, ledger.
  */
+import { checkCallerText } from "../core/caller-text.js";
+import { CONTRACT_LIMITS } from "../core/contract-schema.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { EffectClass } from "../core/state-tables.js";
 import { EFFECT_CLASSES } from "../core/state-tables.js";
@@ -55,6 +57,14 @@ export function checkDenyEntry(input: DenyEntryInput): void {
       details: { field: "reason" },
     });
   }
+  // An entry matches contracts: one the contract limits rule out would silently match nothing.
+  if (input.effectType !== undefined)
+    checkCallerText(input.effectType, "effect_type", ErrorCode.usage, {
+      max: CONTRACT_LIMITS.effectTypeMaxChars,
+    });
+  if (input.scope !== undefined)
+    checkCallerText(input.scope, "scope", ErrorCode.usage, { max: CONTRACT_LIMITS.scopeMaxChars });
+  checkCallerText(input.reason, "reason", ErrorCode.usage);
 }
 
 /** Lifts a deny entry. Lifting twice is refused by the unique lift (illegal_state). */
@@ -100,6 +110,7 @@ export function checkBranchCancel(branchRef: string, reason: string): void {
     throw new IrrevonError(ErrorCode.usage, "a cancellation needs a reason", {
       details: { field: "reason" },
     });
+  checkCallerText(reason, "reason", ErrorCode.usage);
 }
 
 /**

@@ -114,20 +114,40 @@ describe("CLI: a refused command writes nothing", () => {
 
   it("operator commands do not create a ledger to refuse input or to find nothing", async () => {
     const cwd = folder("no-ledger");
-    const [noColumn, badClass, emptyBranch, lift, resolve] = await Promise.all([
-      runCli(["deny", "add", "--reason", "x", "--json"], { cwd, env: ENV }),
-      runCli(["deny", "add", "--effect-class", "BOGUS", "--reason", "x", "--json"], {
-        cwd,
-        env: ENV,
-      }),
-      runCli(["branch", "cancel", "", "--reason", "x", "--json"], { cwd, env: ENV }),
-      runCli(["deny", "lift", "5", "--json"], { cwd, env: ENV }),
-      runCli(["resolve", "accept", "99", "--note", "x", "--json"], { cwd, env: ENV }),
-    ]);
-    for (const run of [noColumn, badClass, emptyBranch]) {
+    const [noColumn, badClass, emptyBranch, lift, resolve, emptyType, longScope, longReason] =
+      await Promise.all([
+        runCli(["deny", "add", "--reason", "x", "--json"], { cwd, env: ENV }),
+        runCli(["deny", "add", "--effect-class", "BOGUS", "--reason", "x", "--json"], {
+          cwd,
+          env: ENV,
+        }),
+        runCli(["branch", "cancel", "", "--reason", "x", "--json"], { cwd, env: ENV }),
+        runCli(["deny", "lift", "5", "--json"], { cwd, env: ENV }),
+        runCli(["resolve", "accept", "99", "--note", "x", "--json"], { cwd, env: ENV }),
+        // Entries no contract could match (the contract's limits) would block nothing.
+        runCli(["deny", "add", "--effect-type", "", "--reason", "x", "--json"], { cwd, env: ENV }),
+        runCli(["deny", "add", "--scope", "s".repeat(513), "--reason", "x", "--json"], {
+          cwd,
+          env: ENV,
+        }),
+        runCli(["branch", "cancel", "b", "--reason", "r".repeat(2_001), "--json"], {
+          cwd,
+          env: ENV,
+        }),
+      ]);
+    for (const run of [noColumn, badClass, emptyBranch, emptyType, longScope, longReason]) {
       expect(run.code).toBe(2);
       expect(jsonOf(run)).toMatchObject({ error: { code: "usage" } });
     }
+    expect(jsonOf(emptyType)).toMatchObject({
+      error: { details: { field: "effect_type", min: 1, limit: 256, length: 0 } },
+    });
+    expect(jsonOf(longScope)).toMatchObject({
+      error: { details: { field: "scope", limit: 512, length: 513 } },
+    });
+    expect(jsonOf(longReason)).toMatchObject({
+      error: { details: { field: "reason", limit: 2_000, length: 2_001 } },
+    });
     expect(jsonOf(badClass)).toMatchObject({
       error: { details: { field: "effect_class", value: "BOGUS" } },
     });

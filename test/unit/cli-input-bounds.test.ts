@@ -1,7 +1,8 @@
 /**
  * `irrevon identity` in a real child process on hostile input (issue 10 items 5 and 9): a
  * 100,000-deep document and a document with a duplicate key are refused with exit 2 and a
- * `contract_invalid` envelope naming the path and the limit. Not timed: each run only has to
+ * `contract_invalid` envelope naming the path and the limit, and input over 16 MiB (stdin or an
+ * endless file) as `max_input_bytes` without being read whole. Not timed: each run only has to
  * finish inside the test timeout (before the fix the deep one ran for minutes).
  */
 import { spawnSync } from "node:child_process";
@@ -17,11 +18,23 @@ interface Envelope {
 }
 
 function identity(stdin: string): { status: number | null; envelope: Envelope } {
-  const result = spawnSync(
-    process.execPath,
-    [...CLI_ENTRY, "identity", "--json"],
-    { cwd: root, input: stdin, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
-  );
+  const result = spawnSync(process.execPath, [...CLI_ENTRY, "identity", "--json"], {
+    cwd: root,
+    input: stdin,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  return { status: result.status, envelope: JSON.parse(result.stdout) as Envelope };
+}
+
+/** `irrevon identity FILE --json` (no stdin). */
+function identityOfFile(file: string): { status: number | null; envelope: Envelope } {
+  const result = spawnSync(process.execPath, [...CLI_ENTRY, "identity", file, "--json"], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+    timeout: 60_000,
+  });
   return { status: result.status, envelope: JSON.parse(result.stdout) as Envelope };
 }
 
@@ -47,6 +60,19 @@ describe("irrevon identity on hostile input", () => {
     expect(run.status).toBe(2);
     expect(run.envelope.error.code).toBe("contract_invalid");
     expect(run.envelope.error.details["limit"]).toBe("max_depth");
+  });
+
+  it("input over 16 MiB is refused as max_input_bytes, on stdin and from an endless file alike", () => {
+    // Before: stdin stopped at the limit and parsed what it had kept; a file was read whole
+    // first (/dev/zero grew the process until it was killed).
+    for (const run of [identity(" ".repeat(16 * 1024 * 1024 + 1)), identityOfFile("/dev/zero")]) {
+      expect(run.status).toBe(2);
+      expect(run.envelope.error.code).toBe("contract_invalid");
+      expect(run.envelope.error.details).toMatchObject({
+        limit: "max_input_bytes",
+        limit_value: 16 * 1024 * 1024,
+      });
+    }
   });
 
   it.each([
