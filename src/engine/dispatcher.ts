@@ -347,14 +347,12 @@ export async function finishClaim(
   const elapsedMs = wireElapsedMs(ctx, wireStart);
   await ctx.crash.hit("adapter.post_call");
   // An unknown outcome carries the instant the absence rule counts read lag from.
-  const horizon =
+  const horizonMs =
     wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
-      ? {
-          commit_horizon_at: new Date(
-            await commitHorizonMs(ctx, wireStart, deadlineMs),
-          ).toISOString(),
-        }
-      : {};
+      ? await commitHorizonMs(ctx, wireStart, deadlineMs)
+      : null;
+  const horizon =
+    horizonMs === null ? {} : { commit_horizon_at: new Date(horizonMs).toISOString() };
 
   // Kept whatever happens to the receipt below: the answer exists nowhere else.
   keepLateResult(ctx, wire, {

@@ -98,22 +98,24 @@ export function startWire(ctx: Pick<EngineContext, "clock">): WireStart {
  * really still commit (a horizon too early is an ABSENT read counted too soon: a false LOST).
  * Decisions compare it with `engineNowMs`, which errs the other way (its offset is taken after
  * the read), so time measured between the two is never overstated.
+ *
+ * Null when the database cannot be read right now: the receipt then carries no stamp, and the
+ * absence rule takes `max(recorded_at, claimed_at + deadline_ms)` — both database time, the
+ * receipt written after the call ended. The host clock never stands in: one behind the
+ * database's would place the horizon early.
  */
 export async function commitHorizonMs(
   ctx: Pick<EngineContext, "db" | "clock">,
   start: WireStart,
   deadlineMs: number,
-): Promise<number> {
+): Promise<number | null> {
   const perfEndMs = performance.now();
   const end = offsetSample(ctx.clock);
   let dbEndMs: number;
   try {
     dbEndMs = await databaseNowMs(ctx.db);
   } catch {
-    // The database is unreachable right now (the receipt write will retry or forfeit the
-    // lease): the host clock stands in, so the unknown outcome is still recorded. Recovery's
-    // own receipt, if it comes to that, carries the database's recorded_at instead.
-    dbEndMs = Date.now();
+    return null;
   }
   // +1: the database reading is truncated to the millisecond (Date.parse), the elapsed time is not.
   const endMs = dbEndMs + 1 + end.offsetMs;

@@ -122,14 +122,12 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
   });
   // A replay that reached a destination which had forgotten the key creates the effect: the
   // absence rule counts read lag from this call's horizon too.
-  const horizon =
+  const horizonMs =
     wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
-      ? {
-          commit_horizon_at: new Date(
-            await commitHorizonMs(ctx, wireStart, deadlineMs),
-          ).toISOString(),
-        }
-      : {};
+      ? await commitHorizonMs(ctx, wireStart, deadlineMs)
+      : null;
+  const horizon =
+    horizonMs === null ? {} : { commit_horizon_at: new Date(horizonMs).toISOString() };
   const result = await recordReplayOutcome(ctx.db, {
     attemptId: claim.attemptId,
     executionId: execution.executionId,

@@ -74,4 +74,16 @@ describe("commit horizon: errs late under a slow database read", () => {
     );
     expect(await commitHorizonMs(ctx, start, 30_000)).toBeGreaterThanOrEqual(callStart + 30_000);
   });
+
+  it("a database that cannot be read: no horizon (null), never the host clock", async () => {
+    // A host clock behind the database's would place the horizon early; with no stamp the
+    // absence rule takes the receipt's own recorded_at and the deadline (database time).
+    const down = {
+      async query(): Promise<never> {
+        throw new Error("connection terminated");
+      },
+    } as unknown as Queryable;
+    const ctx = { db: down as never, clock: systemClock };
+    expect(await commitHorizonMs(ctx, startWire(ctx), DEADLINE_MS)).toBeNull();
+  });
 });
