@@ -35,7 +35,7 @@ import {
 import type { ReceiptRow, WorkerLease } from "../ledger/types.js";
 import type { WireOutcome } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
-import { sendGated } from "./gated-send.js";
+import { sendGated, uncoveredCall } from "./gated-send.js";
 import { commitHorizonMs, startWire, wireElapsedMs } from "./engine-time.js";
 import { keepLateResult } from "./late-results.js";
 import { nextSlotPause, usesScopeSlot } from "./scope-slot.js";
@@ -325,25 +325,12 @@ export async function finishClaim(
     stableIds: record.stableIds,
   };
   await ctx.crash.hit("adapter.pre_call");
-  let wire: WireOutcome;
   const wireStart = startWire(ctx);
   // The lease that matters is the one the attempt was CLAIMED under: if the keeper re-registered
   // meanwhile (the old lease lapsed), recovery may already have closed this attempt.
-  const heldMs = ctx.lease.remainingMs(lease);
-  if (heldMs <= deadlineMs) {
-    // The claim committed but too little of its lease is left to cover the call: do not send.
-    // The attempt is closed as LOST (sent nothing) and reconciliation proves the absence.
-    const superseded = ctx.lease.remainingMs() > 0 && heldMs === 0;
-    wire = {
-      transportOutcome: "LOST",
-      evidence: {
-        send_state: "not_sent",
-        engine: superseded ? "lease_superseded" : "lease_margin_exhausted",
-      },
-    };
-  } else {
-    wire = await sendGated(claim.allowed, entry.adapter, order, deadlineMs);
-  }
+  const wire: WireOutcome =
+    uncoveredCall(ctx, lease, deadlineMs) ??
+    (await sendGated(claim.allowed, entry.adapter, order, deadlineMs));
   const elapsedMs = wireElapsedMs(ctx, wireStart);
   await ctx.crash.hit("adapter.post_call");
   // An unknown outcome carries the instant the absence rule counts read lag from.

@@ -8,7 +8,9 @@
  */
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { GateAllowedClaim } from "../ledger/gate-decide.js";
+import type { WorkerLease } from "../ledger/types.js";
 import { callDispatch, type WireOutcome } from "./call-adapter.js";
+import type { EngineContext } from "./context.js";
 
 /**
  * Sends `order` under `claim`: one guarded adapter call. The order's operation id and key
@@ -25,4 +27,28 @@ export async function sendGated(
     });
   }
   return callDispatch(...call);
+}
+
+/**
+ * The outcome of a claimed call that must NOT be sent: the lease it was claimed under no
+ * longer covers its deadline (too little of it left, or superseded since). Recovery dates the
+ * absence of an attempt whose lease was released or superseded from the end of that lease's
+ * cover, so a call sent past it could commit after the absence clock started. The attempt is
+ * closed as LOST, `send_state: not_sent`, and reconciliation proves the absence. Null: send.
+ */
+export function uncoveredCall(
+  ctx: Pick<EngineContext, "lease">,
+  heldAs: WorkerLease,
+  deadlineMs: number,
+): WireOutcome | null {
+  const heldMs = ctx.lease.remainingMs(heldAs);
+  if (heldMs > deadlineMs) return null;
+  const superseded = ctx.lease.remainingMs() > 0 && heldMs === 0;
+  return {
+    transportOutcome: "LOST",
+    evidence: {
+      send_state: "not_sent",
+      engine: superseded ? "lease_superseded" : "lease_margin_exhausted",
+    },
+  };
 }

@@ -20,7 +20,7 @@ import { claimReplayProbe, recordReplayOutcome } from "../ledger/claim-replay-pr
 import { listAttempts } from "../ledger/read-records.js";
 import { emit } from "./context.js";
 import { commitHorizonMs, engineNowMs, startWire, wireElapsedMs } from "./engine-time.js";
-import { sendGated } from "./gated-send.js";
+import { sendGated, uncoveredCall } from "./gated-send.js";
 import { keepLateResult } from "./late-results.js";
 import type { ReconcileOutcome, ReconcileStep } from "./reconcile-types.js";
 import { escalateExecution } from "./reconcile-settle.js";
@@ -111,7 +111,10 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     stableIds: record.stableIds,
   };
   const wireStart = startWire(ctx);
-  const wire = await sendGated(claim.allowed, entry.adapter, order, deadlineMs);
+  // As for a first send: not past the cover of the lease the replay was claimed under.
+  const wire =
+    uncoveredCall(ctx, lease, deadlineMs) ??
+    (await sendGated(claim.allowed, entry.adapter, order, deadlineMs));
   const elapsedMs = wireElapsedMs(ctx, wireStart);
   keepLateResult(ctx, wire, {
     attemptId: claim.attemptId,
