@@ -3,7 +3,7 @@
  * and flags override it. Unknown keys are errors that name the key (a typo must never be
  * silently ignored: `databse_url` would otherwise fall back to the embedded ledger).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
@@ -137,7 +137,31 @@ export function loadConfig(explicitPath?: string, cwd: string = process.cwd()): 
   const path = explicitPath ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : findConfigFile(cwd));
   if (path === null || path === undefined) return { config: parseConfig('schema_version = "1"', "defaults"), path: null };
   if (!existsSync(path)) throw new IrrevonError("config_invalid", `config file not found: ${path}`, { details: { path } });
-  return { config: parseConfig(readFileSync(path, "utf8"), path), path };
+  return { config: parseConfig(readConfigText(path, explicitPath !== undefined ? "--config" : fromEnv !== undefined && fromEnv !== "" ? "$IRREVON_CONFIG" : null), path), path };
+}
+
+/** A configuration is a few kilobytes; anything larger is not one. */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads the configuration at `path` (named by `source`: the flag or variable that gave it, or
+ * null when it was found), refusing before reading anything that is not a regular file — a
+ * directory, a FIFO that would block, a device such as /dev/zero — or is over CONFIG_MAX_BYTES.
+ */
+function readConfigText(path: string, source: string | null): string {
+  const named = source === null ? path : `${source} ${path}`;
+  const stats = statSync(path);
+  if (!stats.isFile())
+    throw new IrrevonError("config_invalid", `${named} is not a regular file; point it at an irrevon.toml`, {
+      details: { path, ...(source === null ? {} : { source }) },
+    });
+  if (stats.size > CONFIG_MAX_BYTES)
+    throw new IrrevonError(
+      "config_invalid",
+      `${named} is ${stats.size} bytes, over the ${CONFIG_MAX_BYTES}-byte limit of a configuration file`,
+      { details: { path, limit: CONFIG_MAX_BYTES, size: stats.size, ...(source === null ? {} : { source }) } },
+    );
+  return readFileSync(path, "utf8");
 }
 
 /**
