@@ -24,6 +24,7 @@ import type { OpenedExecution } from "../ledger/open-retry-execution.js";
 import { latestExecution } from "../ledger/read-records.js";
 import type { RegisterResult } from "../ledger/register-intent.js";
 import { readCommitEvidence, readFailureEvidence } from "../ledger/run-reads.js";
+import { databaseNowMs } from "../ledger/sql-util.js";
 import type { EngineContext } from "./context.js";
 import type { DispatchOutcome } from "./dispatcher.js";
 import { engineNowMs } from "./engine-time.js";
@@ -92,7 +93,7 @@ function reconcileBudget(value: unknown): number {
   return value;
 }
 
-function toContract(request: RunRequest): IntentContractInput {
+function toContract(request: RunRequest, defaultStampMs: number): IntentContractInput {
   return {
     schema_version: "1",
     stable_ids: request.stableIds,
@@ -102,7 +103,7 @@ function toContract(request: RunRequest): IntentContractInput {
     adapter_id: request.adapterId,
     parameters: request.parameters ?? {},
     authority_ref: request.authorityRef,
-    stamped_at: request.stampedAt ?? new Date().toISOString(),
+    stamped_at: request.stampedAt ?? new Date(defaultStampMs).toISOString(),
     ...(request.branchRef === undefined ? {} : { branch_ref: request.branchRef }),
   };
 }
@@ -326,7 +327,12 @@ export async function runEffect(
 ): Promise<RunResult> {
   request.signal?.throwIfAborted();
   const budgetMs = reconcileBudget(request.reconcileWithinMs);
-  const contract = toContract(request);
+  // No stamp given: the database clock's now, the clock the gate's expiry and the future-stamp
+  // check read (the host's may be minutes off it: refused as a future stamp, or expiring early).
+  const contract = toContract(
+    request,
+    request.stampedAt === undefined ? await databaseNowMs(ctx.db) : 0,
+  );
   const fused = await ops.registerThenDispatch(contract);
   const registered = fused.registration;
   const base: Base = {
