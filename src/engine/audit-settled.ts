@@ -27,7 +27,7 @@ import type { ExecutionFrontier } from "../ledger/types.js";
 import type { AdapterEntry } from "./adapter-registry.js";
 import { callStatusQuery, type ProbeAnswer } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
-import { engineNowMs } from "./engine-time.js";
+import { askedAtMs, engineNowMs, startWire } from "./engine-time.js";
 import { strongestKey, type ChosenKey } from "./reconcile-keys.js";
 
 /** What one audit found: nothing new, nothing provable, or a finding. */
@@ -56,6 +56,8 @@ interface Probed {
   readonly answer: ProbeAnswer;
   /** The effect this execution explains (null when absent or unnamed). */
   readonly ownRef: string | null;
+  /** When the destination was asked (engine time, epoch ms): the probe's `queried_at`. */
+  readonly askedAtMs: number;
 }
 
 const isSettled = (x: ExecutionFrontier): boolean =>
@@ -109,9 +111,11 @@ export async function auditSettledEffect(
 
   const probed: Probed[] = [];
   for (const { execution, key } of targets) {
+    const asked = startWire(ctx);
     const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
-    // Database time (plus a test offset), like the claimed_at the lag is measured from.
-    const nowMs = await engineNowMs(ctx);
+    // Database time (plus a test offset), like the times the lag is measured from; dated when
+    // the destination was asked, not when it answered (engine-time `askedAtMs`).
+    const nowMs = askedAtMs(ctx, asked, await engineNowMs(ctx));
     const probeId = await recordProbe(ctx.db, {
       executionId: execution.executionId,
       adapterId: record.adapterId,
@@ -132,7 +136,7 @@ export async function auditSettledEffect(
         : (reported.find((r) => answer.destinationRefs.includes(r)) ??
           answer.destinationRefs[0] ??
           null);
-    probed.push({ execution, probeId, answer, ownRef });
+    probed.push({ execution, probeId, answer, ownRef, askedAtMs: nowMs });
   }
   const onLatest = probed.find((p) => p.execution === latest);
   if (onLatest === undefined) throw noKey(effectId, entry);
@@ -222,7 +226,7 @@ async function committedThenVanished(
   if (
     endedByMs !== null &&
     entry.statusLagSeconds > 0 &&
-    (await engineNowMs(ctx)) - endedByMs < entry.statusLagSeconds * 1000
+    p.askedAtMs - endedByMs < entry.statusLagSeconds * 1000
   ) {
     return { status: "inconclusive", probeId: p.probeId, reason: "lag_not_elapsed" };
   }

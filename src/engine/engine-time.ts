@@ -80,6 +80,18 @@ export function wireElapsedMs(ctx: Pick<EngineContext, "clock">, start: WireStar
   return Math.ceil(elapsedBetween(start, perfEndMs, offsetSample(ctx.clock)));
 }
 
+/**
+ * The earliest instant (engine time) at which the destination can have read its state for a
+ * status call started at `asked`, given `nowMs`, the engine time read from the database after
+ * the answer arrived: `nowMs` less everything that has elapsed since `asked` (the call, the
+ * wait for its answer and that database read). A destination may read its state at any moment
+ * of the call, so an answer is dated when it was asked, never when it arrived: an ABSENT read
+ * dated by its arrival could be a read made inside the declared lag, counted as past it.
+ */
+export function askedAtMs(ctx: Pick<EngineContext, "clock">, asked: WireStart, nowMs: number): number {
+  return nowMs - wireElapsedMs(ctx, asked);
+}
+
 /** Marks the start of a wire call (no database read). */
 export function startWire(ctx: Pick<EngineContext, "clock">): WireStart {
   return { perfMs: performance.now(), ...offsetSample(ctx.clock) };

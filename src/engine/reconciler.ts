@@ -46,7 +46,7 @@ import { closeIfAbandoned } from "./abandoned-attempts.js";
 import { callStatusQuery } from "./call-adapter.js";
 import type { EngineContext } from "./context.js";
 import { emit } from "./context.js";
-import { clockOffsetMs, engineNowMs, engineTimeOf } from "./engine-time.js";
+import { askedAtMs, clockOffsetMs, engineNowMs, engineTimeOf, startWire } from "./engine-time.js";
 import { absenceClock } from "./reconcile-absence.js";
 import { strongestKey, sameKeys, type ChosenKey } from "./reconcile-keys.js";
 import {
@@ -137,18 +137,27 @@ async function probeOnce(
   const { ctx, record, execution, entry } = step;
   const effectId = record.effectId;
   const previous = probes[probes.length - 1];
+  const asked = startWire(ctx);
   const answer: ChannelAnswer =
     step.channel === undefined
       ? await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs)
       : await step.channel.status(entry, key.key);
   // Database time (plus a test offset), like the claimed_at it is compared with (engine-time).
   // After an ABSENT answer the absence rule's facts are read with it, in the same statement.
-  const fresh =
-    answer.result === "ABSENT" ? await readOneReconcileInputs(ctx.db, effectId) : null;
+  const fresh = answer.result === "ABSENT" ? await readOneReconcileInputs(ctx.db, effectId) : null;
   if (fresh !== null && fresh.latest?.executionId !== execution.executionId)
     return settledView(ctx, effectId); // settled, and a later execution opened meanwhile
+  // The probe's time is when the destination was asked, not when it answered (engine-time
+  // `askedAtMs`): the absence rule counts a read only if it was made past `counts_from`.
   const readNowMs = async (): Promise<number> =>
-    Math.max(fresh === null ? await engineNowMs(ctx) : engineTimeOf(ctx, fresh.dbNowMs), judgedAtMs);
+    Math.max(
+      askedAtMs(
+        ctx,
+        asked,
+        fresh === null ? await engineNowMs(ctx) : engineTimeOf(ctx, fresh.dbNowMs),
+      ),
+      judgedAtMs,
+    );
   const untimed = {
     executionId: execution.executionId,
     adapterId: record.adapterId,
@@ -239,7 +248,10 @@ async function probeOnce(
   // destination could still have committed any attempt (the absence rule, reconcile-absence).
   const clock = absenceClock(step, fresh?.horizons ?? []);
   if (clock.kind === "unsettled") {
-    await recordProbe(ctx.db, { ...base, evidence: { ...common, absence_not_counted: "call_unsettled" } });
+    await recordProbe(ctx.db, {
+      ...base,
+      evidence: { ...common, absence_not_counted: "call_unsettled" },
+    });
     return { status: "in_flight", effectId, attemptId: clock.attemptId };
   }
   const lagMs = (entry.statusLagSeconds ?? 0) * 1000;
@@ -303,7 +315,13 @@ async function probeOnce(
   if (ctx.config.rereadGapSeconds === 0) {
     // A zero gap is due at once: take the second read now instead of waiting for a cycle. The
     // probes read with this answer's facts, and this one, are the list a re-read would return.
-    return probeOnce(step, key, [...(fresh?.probes ?? []), asRecorded(probeId, first)], false, nowMs);
+    return probeOnce(
+      step,
+      key,
+      [...(fresh?.probes ?? []), asRecorded(probeId, first)],
+      false,
+      nowMs,
+    );
   }
   emit(ctx, "ambiguous_parked", "info", {
     effect_id: effectId,
@@ -442,7 +460,12 @@ export async function reconcileEffect(
     }
   }
 
-  const key = strongestKey(entry.declaration, execution.operationId, destinationRef, record.stableIds);
+  const key = strongestKey(
+    entry.declaration,
+    execution.operationId,
+    destinationRef,
+    record.stableIds,
+  );
   if (key === null) {
     return park(step, "no_covering_key", {
       queryable_by: entry.declaration.queryable.by,

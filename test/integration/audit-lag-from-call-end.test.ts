@@ -5,7 +5,10 @@
  * and commits at its end: an audit 65 s after the claim is only 15 s after the commit, so an
  * ABSENT answer there is the lag, not a vanished order (before the fix: a CONTRADICTED
  * `committed_then_vanished` finding on an order that exists). Once 60 s have passed since the
- * call ended, an order that really is gone is reported.
+ * call ended, an order that really is gone is reported. An answer is dated when the destination
+ * was asked, not when it answered: a read made inside the lag that answers after it proves
+ * nothing (before: a false finding on an order that exists); reconcile does not count such a
+ * read toward a LOST either.
  */
 import { afterEach, expect, it } from "vitest";
 import type {
@@ -26,8 +29,14 @@ import { orderContract } from "./engine-support.js";
 const LAG_S = 60;
 const CALL_MS = 50_000;
 
-/** Reads see an order LAG_S after its commit; `vanish()` deletes every order. */
-function laggingDestination(clock: ManualClock): { adapter: Adapter; vanish: () => void } {
+/**
+ * Reads see an order LAG_S after its commit; `vanish()` deletes every order. A status call
+ * reads the destination's state when it starts and answers `answerAfterMs` later.
+ */
+function laggingDestination(
+  clock: ManualClock,
+  answerAfterMs = 0,
+): { adapter: Adapter; vanish: () => void } {
   const declaration: CapabilityDeclaration = loadDeclaration({
     ...REFDEST_C2_DECLARATION,
     adapter: "lagging-c2",
@@ -51,6 +60,7 @@ function laggingDestination(clock: ManualClock): { adapter: Adapter; vanish: () 
           now >= o.committedAtMs + LAG_S * 1000 &&
           (key.kind === "destination_ref" ? o.ref : o.clientRef) === key.value,
       );
+      clock.advance(answerAfterMs);
       return visible.length > 0
         ? {
             result: "PRESENT" as const,
@@ -111,5 +121,65 @@ describeEachBackend("audit: read lag from the end of the call", (backend) => {
       classification: "CONTRADICTED",
       direction: "committed_then_vanished",
     });
+  });
+
+  it("an answer is dated when it was asked: a read made inside the lag that answers after it is inconclusive", async () => {
+    ledger = await openTestLedger(backend);
+    const clock = manualClock();
+    const destination = laggingDestination(clock, 8_000);
+    engine = await openIrrevon({
+      database: ledger.app,
+      adapters: [destination.adapter],
+      clock,
+      config: { dispatchDeadlineMs: 2_000, probeDeadlineMs: 10_000, leaseTtlMs: 600_000 },
+      workerId: "worker-audit-slow-read",
+      crashPoints: NO_CRASH_POINTS,
+    });
+    const { effectId } = await engine.register(orderContract({ adapter_id: "lagging-c2" }));
+    expect(await engine.dispatch(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
+    // The destination reads 55 s after the commit (inside the 60 s lag) and answers ABSENT
+    // 8 s later, 63 s after it: the read is what counts, so nothing is concluded.
+    clock.advance(55_000);
+    expect(await engine.audit(effectId)).toMatchObject({
+      status: "inconclusive",
+      reason: "lag_not_elapsed",
+    });
+    const findings = await ledger.app.query(
+      "SELECT finding_id FROM findings WHERE effect_id = $1",
+      [effectId],
+    );
+    expect(findings.rows).toEqual([]);
+  });
+
+  it("reconcile dates an ABSENT answer when it was asked: asked before counts_from, it does not count", async () => {
+    ledger = await openTestLedger(backend);
+    const clock = manualClock();
+    // A create whose outcome is unknown (TIMEOUT, nothing committed); reads answer 8 s late.
+    const destination = laggingDestination(clock, 8_000);
+    const unknown = {
+      ...destination.adapter,
+      dispatch: async () => ({ transportOutcome: "TIMEOUT" as const, evidence: {} }),
+    } as unknown as Adapter;
+    engine = await openIrrevon({
+      database: ledger.app,
+      adapters: [unknown],
+      clock,
+      config: {
+        dispatchDeadlineMs: 2_000,
+        probeDeadlineMs: 10_000,
+        leaseTtlMs: 600_000,
+        rereadGapSeconds: 0,
+      },
+      workerId: "worker-reconcile-slow-read",
+      crashPoints: NO_CRASH_POINTS,
+    });
+    const { effectId } = await engine.register(orderContract({ adapter_id: "lagging-c2" }));
+    expect(await engine.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+    // counts_from = the call's horizon (its 2 s deadline) + the 60 s lag. Asked 5 s before it,
+    // answered 3 s after it: the read is inside the lag, so the absence is not yet counted.
+    clock.advance(2_000 + LAG_S * 1_000 - 5_000);
+    const outcome = await engine.reconcile(effectId);
+    expect(outcome.status).not.toBe("failed");
+    expect(outcome).toMatchObject({ status: "awaiting_lag" });
   });
 });
