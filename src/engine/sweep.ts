@@ -16,6 +16,7 @@
 import type { ListedEffect } from "../adapters/contract.js";
 import { canonicalDigest } from "../core/canonical.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
+import { isRfc3339 } from "../core/rfc3339.js";
 import { latestExecution } from "../ledger/read-records.js";
 import { matchListedEffects, unknownMatchedRefs, type SweepMatch } from "../ledger/sweep-match.js";
 import { recordSweepRun, sweepHighWaterMark } from "../ledger/sweep-record.js";
@@ -60,8 +61,8 @@ function isListed(v: unknown): v is ListedEffect {
     e["destinationRef"] !== "" &&
     typeof e["effectType"] === "string" &&
     (e["clientRef"] === null || typeof e["clientRef"] === "string") &&
-    typeof e["createdAt"] === "string" &&
-    Number.isFinite(Date.parse(e["createdAt"]))
+    // RFC 3339 with its offset: a zone-less time would be read in this host's zone, hours off.
+    isRfc3339(e["createdAt"])
   );
 }
 
