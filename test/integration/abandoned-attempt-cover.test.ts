@@ -9,39 +9,26 @@
  * order the call committed: COMMITTED, one order.
  */
 import { afterEach, expect, it } from "vitest";
-import { loadDeclaration } from "../../src/adapters/declaration.js";
-import { REFDEST_C2_DECLARATION } from "../../src/adapters/declarations/refdest.js";
-import type {
-  Adapter,
-  CapabilityDeclaration,
-  DispatchOrder,
-  QueryKey,
-} from "../../src/adapters/contract.js";
+import type { Adapter, DispatchOrder, QueryKey } from "../../src/adapters/contract.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
 import { openIrrevon, type Irrevon } from "../../src/engine/irrevon.js";
 import { expectAuditClean } from "../support/audit.js";
 import { describeEachBackend, openTestLedger, type TestLedger } from "../support/databases.js";
+import { stubAdapter } from "../support/stub-adapter.js";
 import { orderContract } from "./engine-support.js";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A C2 destination whose creates take `workMs` and commit at their end. */
 function slowDestination(workMs: number): { adapter: Adapter; orders: () => number } {
-  const declaration: CapabilityDeclaration = loadDeclaration({
-    ...REFDEST_C2_DECLARATION,
-    adapter: "slow-c2",
-  });
   const orders: { ref: string; clientRef: string; stableIds: Readonly<Record<string, string>> }[] =
     [];
-  const adapter = {
-    adapterId: "slow-c2",
-    declare: () => declaration,
-    validatePayload: () => undefined,
+  const adapter = stubAdapter("slow-c2", {
     async dispatch(order: DispatchOrder) {
       await sleep(workMs);
       const ref = `ord_${orders.length + 1}`;
       orders.push({ ref, clientRef: order.clientRef, stableIds: order.stableIds });
-      return { transportOutcome: "OK" as const, destinationRef: ref, evidence: {} };
+      return { transportOutcome: "OK", destinationRef: ref, evidence: {} };
     },
     async statusQuery(key: QueryKey) {
       const hits = orders.filter((o) =>
@@ -53,18 +40,15 @@ function slowDestination(workMs: number): { adapter: Adapter; orders: () => numb
       );
       return hits.length > 0
         ? {
-            result: "PRESENT" as const,
+            result: "PRESENT",
             nFound: hits.length,
             destinationRefs: hits.map((h) => h.ref),
             evidence: {},
           }
-        : { result: "ABSENT" as const, nFound: 0, destinationRefs: [], evidence: {} };
+        : { result: "ABSENT", nFound: 0, destinationRefs: [], evidence: {} };
     },
-    async listEffects() {
-      return { effects: [], nextCursor: null };
-    },
-  };
-  return { adapter: adapter as unknown as Adapter, orders: () => orders.length };
+  });
+  return { adapter, orders: () => orders.length };
 }
 
 /** The shortest lease these deadlines allow (2 × 1 s + 1 s). */

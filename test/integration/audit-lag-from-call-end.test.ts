@@ -11,19 +11,13 @@
  * read toward a LOST either.
  */
 import { afterEach, expect, it } from "vitest";
-import type {
-  Adapter,
-  CapabilityDeclaration,
-  DispatchOrder,
-  QueryKey,
-} from "../../src/adapters/contract.js";
-import { loadDeclaration } from "../../src/adapters/declaration.js";
-import { REFDEST_C2_DECLARATION } from "../../src/adapters/declarations/refdest.js";
+import type { Adapter, DispatchOrder, QueryKey } from "../../src/adapters/contract.js";
 import { manualClock, type ManualClock } from "../../src/engine/clock.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
 import { openIrrevon, type Irrevon } from "../../src/engine/irrevon.js";
 import { expectAuditClean } from "../support/audit.js";
 import { describeEachBackend, openTestLedger, type TestLedger } from "../support/databases.js";
+import { stubAdapter } from "../support/stub-adapter.js";
 import { orderContract } from "./engine-support.js";
 
 const LAG_S = 60;
@@ -37,44 +31,37 @@ function laggingDestination(
   clock: ManualClock,
   answerAfterMs = 0,
 ): { adapter: Adapter; vanish: () => void } {
-  const declaration: CapabilityDeclaration = loadDeclaration({
-    ...REFDEST_C2_DECLARATION,
-    adapter: "lagging-c2",
-    consistency: { status_settlement_lag: `PT${LAG_S}S`, listing_lag: `PT${LAG_S}S` },
-  });
   let orders: { ref: string; clientRef: string; committedAtMs: number }[] = [];
-  const adapter = {
-    adapterId: "lagging-c2",
-    declare: () => declaration,
-    validatePayload: () => undefined,
-    async dispatch(order: DispatchOrder) {
-      clock.advance(CALL_MS); // the call takes 50 s; the order commits at its end
-      const ref = `ord_${orders.length + 1}`;
-      orders.push({ ref, clientRef: order.clientRef, committedAtMs: clock.now().getTime() });
-      return { transportOutcome: "OK" as const, destinationRef: ref, evidence: {} };
+  const adapter = stubAdapter(
+    "lagging-c2",
+    {
+      async dispatch(order: DispatchOrder) {
+        clock.advance(CALL_MS); // the call takes 50 s; the order commits at its end
+        const ref = `ord_${orders.length + 1}`;
+        orders.push({ ref, clientRef: order.clientRef, committedAtMs: clock.now().getTime() });
+        return { transportOutcome: "OK", destinationRef: ref, evidence: {} };
+      },
+      async statusQuery(key: QueryKey) {
+        const now = clock.now().getTime();
+        const visible = orders.filter(
+          (o) =>
+            now >= o.committedAtMs + LAG_S * 1000 &&
+            (key.kind === "destination_ref" ? o.ref : o.clientRef) === key.value,
+        );
+        clock.advance(answerAfterMs);
+        return visible.length > 0
+          ? {
+              result: "PRESENT",
+              nFound: visible.length,
+              destinationRefs: visible.map((o) => o.ref),
+              evidence: {},
+            }
+          : { result: "ABSENT", nFound: 0, destinationRefs: [], evidence: {} };
+      },
     },
-    async statusQuery(key: QueryKey) {
-      const now = clock.now().getTime();
-      const visible = orders.filter(
-        (o) =>
-          now >= o.committedAtMs + LAG_S * 1000 &&
-          (key.kind === "destination_ref" ? o.ref : o.clientRef) === key.value,
-      );
-      clock.advance(answerAfterMs);
-      return visible.length > 0
-        ? {
-            result: "PRESENT" as const,
-            nFound: visible.length,
-            destinationRefs: visible.map((o) => o.ref),
-            evidence: {},
-          }
-        : { result: "ABSENT" as const, nFound: 0, destinationRefs: [], evidence: {} };
-    },
-    async listEffects() {
-      return { effects: [], nextCursor: null };
-    },
-  };
-  return { adapter: adapter as unknown as Adapter, vanish: () => (orders = []) };
+    { consistency: { status_settlement_lag: `PT${LAG_S}S`, listing_lag: `PT${LAG_S}S` } },
+  );
+  return { adapter, vanish: () => (orders = []) };
 }
 
 describeEachBackend("audit: read lag from the end of the call", (backend) => {

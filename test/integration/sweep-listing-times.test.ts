@@ -5,33 +5,30 @@
  * such time ahead would move every pending ref past the orphan grace at once.
  */
 import { afterEach, expect, it } from "vitest";
-import type { Adapter, CapabilityDeclaration } from "../../src/adapters/contract.js";
-import { loadDeclaration } from "../../src/adapters/declaration.js";
-import { REFDEST_C2_DECLARATION } from "../../src/adapters/declarations/refdest.js";
+import type { Adapter } from "../../src/adapters/contract.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
 import { openIrrevon, type Irrevon } from "../../src/engine/irrevon.js";
 import { expectAuditClean } from "../support/audit.js";
 import { describeEachBackend, openTestLedger, type TestLedger } from "../support/databases.js";
 import { countRows } from "../support/ledger-fixtures.js";
+import { stubAdapter } from "../support/stub-adapter.js";
 
+/** A destination listing one order created at `createdAt`. */
 function listingOf(createdAt: string): Adapter {
-  const declaration: CapabilityDeclaration = loadDeclaration({
-    ...REFDEST_C2_DECLARATION,
-    adapter: "listing-c2",
-  });
-  return {
-    adapterId: "listing-c2",
-    declare: () => declaration,
-    validatePayload: () => undefined,
-    dispatch: async () => ({ transportOutcome: "LOST", evidence: {} }),
-    statusQuery: async () => ({ result: "ABSENT", nFound: 0, destinationRefs: [], evidence: {} }),
+  return stubAdapter("listing-c2", {
     listEffects: async () => ({
       effects: [
-        { destinationRef: "ord_1", effectType: "order.create", clientRef: null, createdAt },
+        {
+          destinationRef: "ord_1",
+          effectType: "order.create",
+          clientRef: null,
+          createdAt,
+          status: "created",
+        },
       ],
       nextCursor: null,
     }),
-  } as unknown as Adapter;
+  });
 }
 
 describeEachBackend("sweep: listed times", (backend) => {
