@@ -103,8 +103,11 @@ DECLARE
   v_attempt_no integer;
   v_read_here boolean;
 BEGIN
-  -- COALESCE: in a session that never set the marker, current_setting gives NULL, and a NULL
-  -- here would skip the locks below.
+  -- A NULL anywhere here would skip a lock or a check below: refused, not guessed.
+  IF p_use_slot IS NULL THEN
+    RAISE EXCEPTION 'ledger_claim needs p_use_slot (true or false), got NULL' USING ERRCODE = 'DT005';
+  END IF;
+  -- In a session that never set the marker, current_setting gives NULL: not read here.
   v_read_here := COALESCE(current_setting('irrevon.claim_inputs_read', true)
                           = p_effect_id || '/' || p_version || '/' || p_use_slot::text, false);
   PERFORM set_config('irrevon.claim_inputs_read', '', true);

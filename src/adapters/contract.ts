@@ -73,6 +73,10 @@ export interface ListedEffect {
   readonly destinationRef: string;
   readonly effectType: string;
   readonly clientRef: string | null;
+  /**
+   * When the destination created it: RFC 3339 with its offset (`Z` or `±hh:mm`); a listing with
+   * any other form is malformed (the sweep reads destination time from these).
+   */
   readonly createdAt: string;
   readonly status: string;
   /** Queryable stable-id projections the destination exposes, if any. */

@@ -113,9 +113,12 @@ export async function auditSettledEffect(
   for (const { execution, key } of targets) {
     const asked = startWire(ctx);
     const answer = await callStatusQuery(entry.adapter, key.key, ctx.config.probeDeadlineMs);
-    // Database time (plus a test offset), like the times the lag is measured from; dated when
-    // the destination was asked, not when it answered (engine-time `askedAtMs`).
-    const nowMs = askedAtMs(ctx, asked, await engineNowMs(ctx));
+    // Database time (plus a test offset), like the times the lag is measured from. An absence
+    // is dated when the destination was asked (engine-time `askedAtMs`): it may have read its
+    // state at any moment of the call. A presence is dated when it arrived: the effect existed
+    // by then, and no earlier instant is certain.
+    const arrivedMs = await engineNowMs(ctx);
+    const nowMs = answer.result === "PRESENT" ? arrivedMs : askedAtMs(ctx, asked, arrivedMs);
     const probeId = await recordProbe(ctx.db, {
       executionId: execution.executionId,
       adapterId: record.adapterId,

@@ -112,9 +112,9 @@ export function startWire(ctx: Pick<EngineContext, "clock">): WireStart {
  * the read), so time measured between the two is never overstated.
  *
  * Null when the database cannot be read right now: the receipt then carries no stamp, and the
- * absence rule takes `max(recorded_at, claimed_at + deadline_ms)` — both database time, the
- * receipt written after the call ended. The host clock never stands in: one behind the
- * database's would place the horizon early.
+ * absence rule takes `recorded_at + deadline_ms` — database time, the receipt written after the
+ * call ended. The host clock never stands in: one behind the database's would place the horizon
+ * early.
  */
 export async function commitHorizonMs(
   ctx: Pick<EngineContext, "db" | "clock">,

@@ -435,7 +435,16 @@ export async function openIrrevon(options: OpenIrrevonOptions): Promise<Irrevon>
     sweep: (adapterId, window) => sweepAdapter(ctx, adapterId, window),
     async resolve(findingId, action, evidence, actor) {
       await refuseFutureStamp(evidence?.stamped_at, "resolution_invalid");
-      return resolveFindingAction(ctx, findingId, action, evidence, actor);
+      // A re-dispatch without a stamp is stamped now by the ledger's clock, the one the gate's
+      // expiry and the future-stamp check read (not this host's).
+      const stamped =
+        action === "REDISPATCHED" &&
+        typeof evidence === "object" &&
+        evidence !== null &&
+        evidence.stamped_at === undefined
+          ? { ...evidence, stamped_at: new Date(await databaseNowMs(db)).toISOString() }
+          : evidence;
+      return resolveFindingAction(ctx, findingId, action, stamped, actor);
     },
     findings: (filter) => listFindingsFiltered(db, filter),
     cycle: (cycleOptions) => runCycle(ctx, cycleOptions),

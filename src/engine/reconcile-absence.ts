@@ -13,9 +13,11 @@
  *     when it closes an abandoned attempt whose owner's lease was released or superseded before
  *     it ran out: the end of that lease's cover (a call is sent only while the lease covers
  *     its deadline, ledger/worker-leases `leaseCoverEnd`);
- *   - for a receipt without it (recovery closed an abandoned attempt whose lease had run out,
- *     or an older ledger): max(receipt recorded_at, claimed_at + deadline_ms when the evidence
- *     has it). Recovery writes it only after the lease ran out, and the lease covered the call;
+ *   - for a receipt without it (recovery closed an abandoned attempt whose lease had run out;
+ *     the database could not be read when the call ended; an older ledger): receipt recorded_at
+ *     + deadline_ms when the evidence has it (the receipt is written after the call ended, the
+ *     call started before it). Recovery writes its own only after the lease ran out, and the
+ *     lease covered the call;
  *   - a late response (the call settled after the engine stopped waiting) moves it to the
  *     late response's recorded_at.
  * A receipt marked `call_unsettled` (the call outlived its deadline and the grace after the
@@ -44,9 +46,12 @@ function parsed(iso: string | null): number {
 /** The horizon of one attempt with a receipt, or "unsettled". */
 function horizonOf(step: ReconcileStep, a: AttemptHorizon): number | "unsettled" {
   // The stamped horizon is the engine's own measure (engine time) and wins when present.
+  // Unstamped: the receipt was written after the call ended, and the call started after its
+  // claim — but maybe long after (`claimed_at` is its transaction's start), so the deadline is
+  // counted from the receipt, never from the claim.
   const stamped =
     a.commitHorizonAt === null
-      ? Math.max(parsed(a.receiptRecordedAt), parsed(a.claimedAt) + (a.deadlineMs ?? 0))
+      ? Math.max(parsed(a.receiptRecordedAt), parsed(a.claimedAt)) + (a.deadlineMs ?? 0)
       : parsed(a.commitHorizonAt);
   let horizon = Math.max(stamped, parsed(a.lastLateAt));
   if (hasUnsettledCall(step.entry.adapter, a.operationId)) return "unsettled";

@@ -147,17 +147,17 @@ async function probeOnce(
   const fresh = answer.result === "ABSENT" ? await readOneReconcileInputs(ctx.db, effectId) : null;
   if (fresh !== null && fresh.latest?.executionId !== execution.executionId)
     return settledView(ctx, effectId); // settled, and a later execution opened meanwhile
-  // The probe's time is when the destination was asked, not when it answered (engine-time
-  // `askedAtMs`): the absence rule counts a read only if it was made past `counts_from`.
-  const readNowMs = async (): Promise<number> =>
-    Math.max(
-      askedAtMs(
-        ctx,
-        asked,
-        fresh === null ? await engineNowMs(ctx) : engineTimeOf(ctx, fresh.dbNowMs),
-      ),
+  // An ABSENT or INDETERMINATE answer is dated when the destination was asked (engine-time
+  // `askedAtMs`): the absence rule counts a read only if it was made past `counts_from`, and the
+  // destination may have read its state at any moment of the call. A PRESENT one is dated when
+  // it arrived (the effect existed by then).
+  const readNowMs = async (): Promise<number> => {
+    const arrivedMs = fresh === null ? await engineNowMs(ctx) : engineTimeOf(ctx, fresh.dbNowMs);
+    return Math.max(
+      answer.result === "PRESENT" ? arrivedMs : askedAtMs(ctx, asked, arrivedMs),
       judgedAtMs,
     );
+  };
   const untimed = {
     executionId: execution.executionId,
     adapterId: record.adapterId,

@@ -14,7 +14,7 @@
  * makes the loser fail with `stale_state`, writing nothing. Advisory proposals are refused at
  * run time (I9). Imports: core, db, ledger, adapters, engine.
  */
-import { checkCallerEvidenceSize } from "../core/caller-text.js";
+import { checkCallerEvidenceSize, checkCallerText } from "../core/caller-text.js";
 import { rejectAdvisory } from "../core/advisory-guard.js";
 import type { NoAdvisoryKeys } from "../core/contract-input.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
@@ -81,8 +81,7 @@ function checkInput(
   if (typeof evidence !== "object" || evidence === null || Array.isArray(evidence))
     throw invalid("resolution evidence must be a JSON object", { field: "evidence" });
   const note = (evidence as ResolveEvidence).note;
-  if (note !== undefined && (typeof note !== "string" || note.length > 2_000))
-    throw invalid("note must be a string of at most 2000 characters", { field: "evidence.note" });
+  checkCallerText(note, "evidence.note", ErrorCode.resolution_invalid, { min: 0, optional: true });
   if (actor === "human" && (typeof note !== "string" || note.trim() === ""))
     throw invalid("a human resolution says why: evidence.note is required", {
       field: "evidence.note",

@@ -61,8 +61,10 @@ function isListed(v: unknown): v is ListedEffect {
     e["destinationRef"] !== "" &&
     typeof e["effectType"] === "string" &&
     (e["clientRef"] === null || typeof e["clientRef"] === "string") &&
-    // RFC 3339 with its offset: a zone-less time would be read in this host's zone, hours off.
-    isRfc3339(e["createdAt"])
+    // RFC 3339 with its offset: a zone-less time would be read in this host's zone, hours off;
+    // and one this runtime can place (Date.parse refuses a leap second, :60).
+    isRfc3339(e["createdAt"]) &&
+    Number.isFinite(Date.parse(e["createdAt"]))
   );
 }
 

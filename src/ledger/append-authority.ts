@@ -37,7 +37,7 @@ export function checkAuthorityInput(
 }
 
 /**
- * Refuses (`code`, naming `stamped_at`) an authority stamp the gate would already find expired
+ * Refuses (`resolution_invalid`, naming `stamped_at`) an authority stamp the gate would already find expired
  * for a record in `scope`: its expiry is `stamped_at + max_age` of the scope's authority policy
  * (else the default `*` policy), the rule of irrevon_claim_inputs (0050), checked against the
  * database clock. For a stamp a dispatch is about to run under (a retry, a re-dispatch): it would

@@ -15,6 +15,7 @@
  * adopted digest) is recorded on its transitions by `ledger_open_execution`. One transaction;
  * the dispatch that follows is gated like any other. Imports: core, db, ledger.
  */
+import { checkCallerText } from "../core/caller-text.js";
 import { ErrorCode, IrrevonError } from "../core/errors.js";
 import type { ExecutionOpener, LifecycleState } from "../core/state-tables.js";
 import type { Db, Queryable } from "../db/db.js";
@@ -93,13 +94,9 @@ function invalid(message: string, details: Record<string, unknown>): IrrevonErro
 /** Validates the reason and the variant; throws resolution_invalid naming the field. */
 function checkRetryRecord(record: RetryRecord): void {
   const reason = record.reason;
-  if (
-    reason !== undefined &&
-    (typeof reason !== "string" || reason.trim() === "" || reason.length > 2_000)
-  )
-    throw invalid("reason must be a non-empty string of at most 2000 characters", {
-      field: "reason",
-    });
+  checkCallerText(reason, "reason", ErrorCode.resolution_invalid, { optional: true });
+  if (typeof reason === "string" && reason.trim() === "")
+    throw invalid("reason must not be blank", { field: "reason" });
   if (record.variant !== undefined && reason === undefined)
     throw invalid("adopting a parameter variant needs a reason", { field: "reason" });
 }

@@ -30,8 +30,19 @@ describeEachBackend("caller text and evidence bounds", (backend) => {
   });
 
   it("an oversized resolution evidence, settlement note or decider is refused and writes nothing", async () => {
-    f = await openEngineFixture(backend);
+    f = await openEngineFixture(backend, { config: { rereadGapSeconds: 0 } });
+    // A LOST finding a resolution could act on, and an AMBIGUOUS effect a human could settle:
+    // both calls would write, so "nothing written" is the bound's doing.
+    const lost = await f.irrevon.register(orderContract());
+    f.refdest.schedule([{ fault: "DROP_RESPONSE_BEFORE_COMMIT", match: { op: "create" } }]);
+    expect(await f.irrevon.dispatch(lost.effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
+    f.clock.advance(5_000);
+    const reconciled = await f.irrevon.reconcile(lost.effectId);
+    expect(reconciled).toMatchObject({ status: "failed" });
+    const findingId = reconciled.status === "failed" ? (reconciled.findingId ?? 0) : 0;
     const { effectId } = await f.irrevon.register(orderContract());
+    f.refdest.schedule([{ fault: "DROP_RESPONSE_AFTER_COMMIT", match: { op: "create" } }]);
+    expect(await f.irrevon.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
     const before = {
       resolutions: await countRows(f.ledger.superuser, "finding_resolutions"),
       transitions: await countRows(f.ledger.superuser, "effect_transitions"),
@@ -39,7 +50,7 @@ describeEachBackend("caller text and evidence bounds", (backend) => {
     };
 
     const big = await refusal(
-      f.irrevon.resolve(1, "ACCEPTED_AS_IS", { note: "ok", blob: "x".repeat(70_000) }),
+      f.irrevon.resolve(findingId, "ESCALATED_HUMAN", { note: "ok", blob: "x".repeat(70_000) }),
     );
     expect(big).toMatchObject({
       code: "resolution_invalid",
@@ -50,7 +61,7 @@ describeEachBackend("caller text and evidence bounds", (backend) => {
       Array.from({ length: 2_000 }, (_, i) => [`k${i}`, "y".repeat(40)]),
     );
     expect(
-      await refusal(f.irrevon.resolve(1, "ACCEPTED_AS_IS", { note: "ok", ...wide })),
+      await refusal(f.irrevon.resolve(findingId, "ESCALATED_HUMAN", { note: "ok", ...wide })),
     ).toMatchObject({ code: "resolution_invalid", details: { field: "evidence" } });
 
     const note = await refusal(
@@ -75,12 +86,20 @@ describeEachBackend("caller text and evidence bounds", (backend) => {
       code: "resolution_invalid",
       details: { field: "decidedBy", limit: 256, length: 257 },
     });
-    expect(decider.message).toContain("decidedBy must be a string of 1 to 256 characters");
 
     expect({
       resolutions: await countRows(f.ledger.superuser, "finding_resolutions"),
       transitions: await countRows(f.ledger.superuser, "effect_transitions"),
       findings: await countRows(f.ledger.superuser, "findings"),
     }).toEqual(before);
+    // Within the bounds both are accepted and write.
+    await f.irrevon.resolve(findingId, "ESCALATED_HUMAN", { note: "look at it" });
+    await f.irrevon.settleManually(effectId, { committed: true, decidedBy: "ops", note: "seen" });
+    expect(await countRows(f.ledger.superuser, "finding_resolutions")).toBeGreaterThan(
+      before.resolutions,
+    );
+    expect(await countRows(f.ledger.superuser, "effect_transitions")).toBeGreaterThan(
+      before.transitions,
+    );
   });
 });

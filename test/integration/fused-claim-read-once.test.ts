@@ -18,7 +18,9 @@ import type { ClaimInputs } from "../../src/ledger/gate-inputs.js";
 import { registerIn } from "../../src/ledger/register-intent.js";
 import { registerWorker } from "../../src/ledger/worker-leases.js";
 import type { WorkerLease } from "../../src/ledger/types.js";
+import { ErrorCode } from "../../src/core/errors.js";
 import { describeEachBackend, openTestLedger, type TestLedger } from "../support/databases.js";
+import { expectDbError } from "../support/expect-db-error.js";
 import { orderContract } from "./engine-support.js";
 
 const DIGEST = declarationDigest(refdestDeclaration("C2"));
@@ -89,17 +91,17 @@ describeEachBackend(
     });
 
     it("a later registration in the transaction retires the marker: the earlier effect's claim reads again", async () => {
-    const status = await ledger.app.transaction(async (tx) => {
-      const r = await registerIn(tx, intent(), DIGEST, { lockSlot: true, withInputs: true });
-      if (r.inputs === null) throw new Error("no inputs");
-      await registerIn(tx, intent(), DIGEST, { lockSlot: false, withInputs: false });
-      await denyOrders(tx);
-      return (await claim(tx, r.inputs, true)).status;
+      const status = await ledger.app.transaction(async (tx) => {
+        const r = await registerIn(tx, intent(), DIGEST, { lockSlot: true, withInputs: true });
+        if (r.inputs === null) throw new Error("no inputs");
+        await registerIn(tx, intent(), DIGEST, { lockSlot: false, withInputs: false });
+        await denyOrders(tx);
+        return (await claim(tx, r.inputs, true)).status;
+      });
+      expect(status).toBe("stale");
     });
-    expect(status).toBe("stale");
-  });
 
-  it("the read serves one claim: a second claim on the same version in the transaction is stale", async () => {
+    it("the read serves one claim: a second claim on the same version in the transaction is stale", async () => {
       const { first, second, effectId } = await ledger.app.transaction(async (tx) => {
         const r = await registerIn(tx, intent(), DIGEST, { lockSlot: true, withInputs: true });
         if (r.inputs === null) throw new Error("no inputs");
@@ -110,6 +112,22 @@ describeEachBackend(
       expect(first).toBe("claimed");
       expect(second).toBe("stale");
       expect(await attempts(effectId)).toBe(1);
+    });
+
+    it("a claim whose slot choice is NULL is refused, never taken without the slot (migration 0063)", async () => {
+      const r = await registerIn(ledger.app, intent(), DIGEST, {
+        lockSlot: true,
+        withInputs: false,
+      });
+      await expectDbError(
+        ledger.app.query(
+          "SELECT ledger_claim($1, 'v', NULL, 'dispatch', '{}'::jsonb, NULL, '{}'::jsonb)",
+          [r.effectId],
+        ),
+        ErrorCode.illegal_state,
+        "DT005",
+      );
+      expect(await attempts(r.effectId)).toBe(0);
     });
   },
 );

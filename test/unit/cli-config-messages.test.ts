@@ -68,7 +68,21 @@ describe("configuration files that are not files", () => {
         const e = loadRefusal(path);
         expect(e.code).toBe("config_invalid");
         expect(e.details).toMatchObject({ path, source: "--config" });
-        expect(e.message).toContain("is not a regular file");
+      }
+      // The same from the environment, named as such.
+      const saved = process.env["IRREVON_CONFIG"];
+      process.env["IRREVON_CONFIG"] = dir;
+      try {
+        let e: unknown;
+        try {
+          loadConfig();
+        } catch (x) {
+          e = x;
+        }
+        expect(e).toMatchObject({ code: "config_invalid", details: { source: "$IRREVON_CONFIG" } });
+      } finally {
+        if (saved === undefined) delete process.env["IRREVON_CONFIG"];
+        else process.env["IRREVON_CONFIG"] = saved;
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -18,7 +18,6 @@ import type { Command } from "commander";
 import { ErrorCode, IrrevonError } from "../../core/errors.js";
 import { isIntentId } from "../../core/identity.js";
 import { isRfc3339 } from "../../core/rfc3339.js";
-import { databaseNowMs } from "../../ledger/sql-util.js";
 import type { ResolutionAction } from "../../core/state-tables.js";
 import type { DispatchOutcome } from "../../engine/dispatcher.js";
 import type { ResolveEvidence, ResolveOutcome } from "../../engine/resolution.js";
@@ -144,15 +143,8 @@ export function register(program: Command): void {
       const { irrevon } = await openCliEngine(flags, { withAdapters: action === "REDISPATCHED" });
       let outcome: ResolveOutcome;
       try {
-        // No --stamped-at: the ledger's clock stamps the fresh authority (the clock its expiry
-        // and the future-stamp check read), not this host's.
-        outcome = await irrevon.resolve(
-          findingId,
-          action,
-          action === "REDISPATCHED" && evidence.stamped_at === undefined
-            ? { ...evidence, stamped_at: new Date(await databaseNowMs(irrevon.db)).toISOString() }
-            : evidence,
-        );
+        // No --stamped-at: the engine stamps the fresh authority with the ledger's clock.
+        outcome = await irrevon.resolve(findingId, action, evidence);
       } finally {
         await irrevon.close();
       }
