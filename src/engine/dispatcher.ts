@@ -36,7 +36,7 @@ import type { ReceiptRow, WorkerLease } from "../ledger/types.js";
 import type { WireOutcome } from "./call-adapter.js";
 import { emit, type EngineContext } from "./context.js";
 import { sendGated, uncoveredCall } from "./gated-send.js";
-import { commitHorizonMs, startWire, wireElapsedMs } from "./engine-time.js";
+import { callTimingEvidence, startWire, wireElapsedMs } from "./engine-time.js";
 import { keepLateResult } from "./late-results.js";
 import { nextSlotPause, usesScopeSlot } from "./scope-slot.js";
 
@@ -334,12 +334,13 @@ export async function finishClaim(
   const elapsedMs = wireElapsedMs(ctx, wireStart);
   await ctx.crash.hit("adapter.post_call");
   // An unknown outcome carries the instant the absence rule counts read lag from.
-  const horizonMs =
-    wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
-      ? await commitHorizonMs(ctx, wireStart, deadlineMs)
-      : null;
-  const horizon =
-    horizonMs === null ? {} : { commit_horizon_at: new Date(horizonMs).toISOString() };
+  const timing = await callTimingEvidence(
+    ctx,
+    wire.transportOutcome,
+    wireStart,
+    deadlineMs,
+    elapsedMs,
+  );
 
   // Kept whatever happens to the receipt below: the answer exists nowhere else.
   keepLateResult(ctx, wire, {
@@ -361,9 +362,7 @@ export async function finishClaim(
       ...(wire.responseDigest === undefined ? {} : { responseDigest: wire.responseDigest }),
       evidence: {
         ...wire.evidence,
-        deadline_ms: deadlineMs,
-        call_elapsed_ms: elapsedMs,
-        ...horizon,
+        ...timing,
       },
       recordedBy: "dispatcher",
       lease,

@@ -134,3 +134,27 @@ export async function commitHorizonMs(
   const elapsedMs = elapsedBetween(start, perfEndMs, end);
   return Math.ceil(Math.max(endMs, endMs - elapsedMs + deadlineMs));
 }
+
+/**
+ * What a receipt of a sent call records about its timing (dispatcher and C1 replay alike):
+ * its deadline, the engine time it took (`call_elapsed_ms`, measured by the caller right after
+ * the call) and, for an unknown outcome (TIMEOUT, LOST), the instant the absence rule counts
+ * read lag from (`commit_horizon_at`; none when the database cannot be read now).
+ */
+export async function callTimingEvidence(
+  ctx: Pick<EngineContext, "db" | "clock">,
+  outcome: string,
+  start: WireStart,
+  deadlineMs: number,
+  elapsedMs: number,
+): Promise<{ deadline_ms: number; call_elapsed_ms: number; commit_horizon_at?: string }> {
+  const horizonMs =
+    outcome === "TIMEOUT" || outcome === "LOST"
+      ? await commitHorizonMs(ctx, start, deadlineMs)
+      : null;
+  return {
+    deadline_ms: deadlineMs,
+    call_elapsed_ms: elapsedMs,
+    ...(horizonMs === null ? {} : { commit_horizon_at: new Date(horizonMs).toISOString() }),
+  };
+}

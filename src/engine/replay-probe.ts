@@ -19,7 +19,7 @@ import type { DispatchOrder } from "../adapters/contract.js";
 import { claimReplayProbe, recordReplayOutcome } from "../ledger/claim-replay-probe.js";
 import { listAttempts } from "../ledger/read-records.js";
 import { emit } from "./context.js";
-import { commitHorizonMs, engineNowMs, startWire, wireElapsedMs } from "./engine-time.js";
+import { callTimingEvidence, engineNowMs, startWire, wireElapsedMs } from "./engine-time.js";
 import { sendGated, uncoveredCall } from "./gated-send.js";
 import { keepLateResult } from "./late-results.js";
 import type { ReconcileOutcome, ReconcileStep } from "./reconcile-types.js";
@@ -125,12 +125,13 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
   });
   // A replay that reached a destination which had forgotten the key creates the effect: the
   // absence rule counts read lag from this call's horizon too.
-  const horizonMs =
-    wire.transportOutcome === "TIMEOUT" || wire.transportOutcome === "LOST"
-      ? await commitHorizonMs(ctx, wireStart, deadlineMs)
-      : null;
-  const horizon =
-    horizonMs === null ? {} : { commit_horizon_at: new Date(horizonMs).toISOString() };
+  const timing = await callTimingEvidence(
+    ctx,
+    wire.transportOutcome,
+    wireStart,
+    deadlineMs,
+    elapsedMs,
+  );
   const result = await recordReplayOutcome(ctx.db, {
     attemptId: claim.attemptId,
     executionId: execution.executionId,
@@ -141,9 +142,7 @@ export async function replayProbe(step: ReconcileStep): Promise<ReconcileOutcome
     evidence: {
       ...wire.evidence,
       replay_probe: true,
-      deadline_ms: deadlineMs,
-      call_elapsed_ms: elapsedMs,
-      ...horizon,
+      ...timing,
     },
     recordedBy: step.actor,
     lease,

@@ -13,6 +13,7 @@
 import { afterEach, expect, it } from "vitest";
 import type { Adapter, DispatchOrder, QueryKey } from "../../src/adapters/contract.js";
 import { manualClock, type ManualClock } from "../../src/engine/clock.js";
+import type { EngineConfig } from "../../src/engine/config.js";
 import { NO_CRASH_POINTS } from "../../src/engine/crash-points.js";
 import { openIrrevon, type Irrevon } from "../../src/engine/irrevon.js";
 import { expectAuditClean } from "../support/audit.js";
@@ -64,6 +65,23 @@ function laggingDestination(
   return { adapter, vanish: () => (orders = []) };
 }
 
+/** An engine on `adapter` under the test clock: 2 s calls, 10 s status calls, a long lease. */
+function openEngine(
+  ledger: TestLedger,
+  adapter: Adapter,
+  clock: ManualClock,
+  config: Partial<EngineConfig> = {},
+): Promise<Irrevon> {
+  return openIrrevon({
+    database: ledger.app,
+    adapters: [adapter],
+    clock,
+    config: { dispatchDeadlineMs: 2_000, probeDeadlineMs: 10_000, leaseTtlMs: 600_000, ...config },
+    workerId: "worker-audit-lag",
+    crashPoints: NO_CRASH_POINTS,
+  });
+}
+
 describeEachBackend("audit: read lag from the end of the call", (backend) => {
   let ledger: TestLedger | undefined;
   let engine: Irrevon | undefined;
@@ -79,14 +97,7 @@ describeEachBackend("audit: read lag from the end of the call", (backend) => {
     ledger = await openTestLedger(backend);
     const clock = manualClock();
     const destination = laggingDestination(clock);
-    engine = await openIrrevon({
-      database: ledger.app,
-      adapters: [destination.adapter],
-      clock,
-      config: { dispatchDeadlineMs: 2_000, probeDeadlineMs: 2_000, leaseTtlMs: 600_000 },
-      workerId: "worker-audit",
-      crashPoints: NO_CRASH_POINTS,
-    });
+    engine = await openEngine(ledger, destination.adapter, clock, { probeDeadlineMs: 2_000 });
     const { effectId } = await engine.register(orderContract({ adapter_id: "lagging-c2" }));
     expect(await engine.dispatch(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
 
@@ -114,14 +125,7 @@ describeEachBackend("audit: read lag from the end of the call", (backend) => {
     ledger = await openTestLedger(backend);
     const clock = manualClock();
     const destination = laggingDestination(clock, 8_000);
-    engine = await openIrrevon({
-      database: ledger.app,
-      adapters: [destination.adapter],
-      clock,
-      config: { dispatchDeadlineMs: 2_000, probeDeadlineMs: 10_000, leaseTtlMs: 600_000 },
-      workerId: "worker-audit-slow-read",
-      crashPoints: NO_CRASH_POINTS,
-    });
+    engine = await openEngine(ledger, destination.adapter, clock);
     const { effectId } = await engine.register(orderContract({ adapter_id: "lagging-c2" }));
     expect(await engine.dispatch(effectId)).toMatchObject({ lifecycle: "SETTLED_COMMITTED" });
     // The destination reads 55 s after the commit (inside the 60 s lag) and answers ABSENT
@@ -147,19 +151,7 @@ describeEachBackend("audit: read lag from the end of the call", (backend) => {
       ...destination.adapter,
       dispatch: async () => ({ transportOutcome: "TIMEOUT" as const, evidence: {} }),
     } as unknown as Adapter;
-    engine = await openIrrevon({
-      database: ledger.app,
-      adapters: [unknown],
-      clock,
-      config: {
-        dispatchDeadlineMs: 2_000,
-        probeDeadlineMs: 10_000,
-        leaseTtlMs: 600_000,
-        rereadGapSeconds: 0,
-      },
-      workerId: "worker-reconcile-slow-read",
-      crashPoints: NO_CRASH_POINTS,
-    });
+    engine = await openEngine(ledger, unknown, clock, { rereadGapSeconds: 0 });
     const { effectId } = await engine.register(orderContract({ adapter_id: "lagging-c2" }));
     expect(await engine.dispatch(effectId)).toMatchObject({ lifecycle: "AMBIGUOUS" });
     // counts_from = the call's horizon (its 2 s deadline) + the 60 s lag. Asked 5 s before it,
